@@ -1,0 +1,26 @@
+/**
+ * shimkit: test programs that spawn other programs.
+ *
+ * The one public door: everything a user may import is exported here.
+ */
+export {
+  DisposedError,
+  InvalidOptionError,
+  InvalidResponseError,
+  NotBuiltError,
+  ShimkitError,
+  UnusedResponsesError,
+  WaitTimeoutError,
+} from './internal/errors.js';
+export { createMockBinDir, MockBinDir, type MockBinDirOptions } from './mock-binary/bin-dir.js';
+export { createMockBinary } from './mock-binary/create.js';
+export { MockBinary } from './mock-binary/mock-binary.js';
+export type {
+  MockBinaryOptions,
+  MockCall,
+  MockCallStatus,
+  MockResponse,
+  WaitForCallsOptions,
+} from './mock-binary/types.js';
+export { MockExitCode } from './queue/exit-codes.js';
+export type { ResponseSource } from './queue/types.js';

@@ -1,0 +1,59 @@
+/**
+ * The shimkit error hierarchy. Every error has a stable `code` (match on it,
+ * not on the message) and keeps its `cause`.
+ */
+export class ShimkitError extends Error {
+  /** Stable machine-readable code, e.g. `ERR_SHIMKIT_INVALID_OPTION`. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** An option or argument was invalid. Thrown when it is given, not when it is first used. */
+export class InvalidOptionError extends ShimkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_SHIMKIT_INVALID_OPTION', message, options);
+  }
+}
+
+/** A scripted response passed to `enqueue()` was invalid (unknown key, wrong type, out of range). */
+export class InvalidResponseError extends ShimkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_SHIMKIT_INVALID_RESPONSE', message, options);
+  }
+}
+
+/** `assertDone()` found scripted responses that were never used, or calls that had no response. */
+export class UnusedResponsesError extends ShimkitError {
+  constructor(message: string) {
+    super('ERR_SHIMKIT_UNUSED_RESPONSES', message);
+  }
+}
+
+/** A `waitFor…` deadline passed before the condition held. */
+export class WaitTimeoutError extends ShimkitError {
+  constructor(message: string) {
+    super('ERR_SHIMKIT_WAIT_TIMEOUT', message);
+  }
+}
+
+/** The object was used after `dispose()`. */
+export class DisposedError extends ShimkitError {
+  constructor(what: string) {
+    super('ERR_SHIMKIT_DISPOSED', `${what} was already disposed; create a new one for this test.`);
+  }
+}
+
+/** The package is not built: the shim runner or a shim template is missing. */
+export class NotBuiltError extends ShimkitError {
+  constructor(missing: string) {
+    super(
+      'ERR_SHIMKIT_NOT_BUILT',
+      `shimkit cannot find ${missing}. If you are working on shimkit itself, run \`npm run build\` first.`,
+    );
+  }
+}

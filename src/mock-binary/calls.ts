@@ -1,0 +1,63 @@
+import { isAlive } from '../queue/process-alive.js';
+import type { Snapshot } from '../queue/store.js';
+import type { WireCallRecord } from '../queue/types.js';
+import { formatCalls, summariseResponse } from './diagnostics.js';
+import type { MockCall } from './types.js';
+
+/** The public view of the recorded calls in a snapshot. */
+export function callsOf(snapshot: Snapshot): MockCall[] {
+  const claimedBy = new Map<number, number>();
+  for (const [response, seq] of snapshot.claims) claimedBy.set(seq, response);
+  return snapshot.calls.map((record) => toMockCall(record, claimedBy.get(record.seq)));
+}
+
+function toMockCall(record: WireCallRecord, claimed: number | undefined): MockCall {
+  // A call killed before it could finish its record is still "running" on disk.
+  const killed = record.status === 'running' && !isAlive(record.pid);
+  const stdinBytes =
+    record.stdinBase64 === undefined ? undefined : Buffer.from(record.stdinBase64, 'base64');
+  return {
+    index: record.seq,
+    argv: record.argv,
+    cwd: record.cwd,
+    pid: record.pid,
+    ppid: record.ppid,
+    startedAt: record.startedAt,
+    endedAt: record.endedAt,
+    status: killed ? 'killed' : record.status,
+    response: record.response ?? claimed,
+    responseSource: record.source ?? (claimed ? 'queue' : undefined),
+    exitCode: record.exitCode,
+    diagnostic: record.diagnostic,
+    env: record.env,
+    stdin: stdinBytes?.toString('utf8'),
+    stdinBytes,
+    stdinTruncated: record.stdinTruncated === true,
+  };
+}
+
+/**
+ * Why the mock is not done, or undefined if every queued response was used
+ * and no call went without a response:
+ *   mock "git": 1 of 3 responses used; never used: #2 {stdout:"main"}, #3 {exitCode:1}
+ */
+export function notDoneReport(name: string, snapshot: Snapshot): string | undefined {
+  const calls = callsOf(snapshot);
+  const total = snapshot.queue.length;
+  const unused: string[] = [];
+  snapshot.queue.forEach((line, i) => {
+    if (!snapshot.claims.has(i + 1)) unused.push(`#${i + 1} ${summariseResponse(line)}`);
+  });
+  const unmatched = calls.filter((c) => c.status === 'unmatched');
+  if (unused.length === 0 && unmatched.length === 0) return undefined;
+
+  const parts = [`${total - unused.length} of ${total} responses used`];
+  if (unused.length > 0) parts.push(`never used: ${unused.join(', ')}`);
+  if (unmatched.length > 0) {
+    const which = unmatched.map((c) => `#${c.index}`).join(', ');
+    parts.push(
+      `${unmatched.length} call${unmatched.length === 1 ? '' : 's'} had no response (${which})`,
+    );
+  }
+  return `mock "${name}": ${parts.join('; ')}\n${formatCalls(name, calls)}`;
+}

@@ -1,0 +1,234 @@
+import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeValue } from '../internal/describe.js';
+import {
+  DisposedError,
+  InvalidOptionError,
+  UnusedResponsesError,
+  WaitTimeoutError,
+} from '../internal/errors.js';
+import { runnerPath } from '../internal/package-files.js';
+import type { Env } from '../internal/path-env.js';
+import { removeTree } from '../internal/temp-dir.js';
+import { tryUnlink } from '../queue/atomic.js';
+import {
+  appendToQueue,
+  countCalls,
+  initState,
+  queueLength,
+  readSnapshot,
+  resetState,
+} from '../queue/store.js';
+import type { MockBinDir } from './bin-dir.js';
+import { callsOf, notDoneReport } from './calls.js';
+import { formatCalls } from './diagnostics.js';
+import type { ResolvedOptions } from './options.js';
+import { toWireResponse } from './options.js';
+import { renderShim, shimFileName } from './shim.js';
+import type { MockCall, MockResponse, WaitForCallsOptions } from './types.js';
+
+/**
+ * A fake command on PATH whose calls are scripted one by one and recorded.
+ * Create it with `createMockBinary(name)` or `createMockBinDir().mock(name)`.
+ *
+ * @example
+ * await using git = createMockBinary('git');
+ * git.enqueue([{ stdout: 'main\n' }, { exitCode: 1, stderr: 'rejected\n' }]);
+ * spawnSync('git', ['branch', '--show-current'], { env: git.env() });
+ * expect(git.lastCall()?.argv).toEqual(['branch', '--show-current']);
+ */
+export class MockBinary {
+  /** The command name. */
+  readonly name: string;
+  /** Absolute path of the shim (`…/git`, or `…/git.cmd` for Windows). */
+  readonly path: string;
+  /** The dir to put first on PATH. */
+  readonly dir: string;
+  /** This mock's private state dir (queue, claims, call records). */
+  readonly stateDir: string;
+  readonly #bin: MockBinDir;
+  readonly #forget: () => void;
+  #ownsBin = false;
+  #disposed = false;
+
+  /** @internal Use `createMockBinary()` or `bin.mock()`. */
+  constructor(bin: MockBinDir, name: string, options: ResolvedOptions, forget: () => void) {
+    this.name = name;
+    this.#bin = bin;
+    this.#forget = forget;
+    this.dir = bin.dir;
+    this.path = join(bin.dir, shimFileName(name, options.platform));
+    this.stateDir = join(bin.root, 'state', name);
+    initState(this.stateDir, options.config);
+    // The shim appears last and whole, so it is never run half-made or ahead of its state.
+    const temp = join(bin.dir, `.${name}.${process.pid}.tmp`);
+    const shim = renderShim(
+      { name, nodePath: options.nodePath, runnerPath: runnerPath(), stateDir: this.stateDir },
+      options.platform,
+    );
+    writeFileSync(temp, shim, { mode: 0o700 });
+    chmodSync(temp, 0o700);
+    renameSync(temp, this.path);
+    if (options.responses.length > 0) this.enqueue(options.responses);
+  }
+
+  /** @internal Dispose the bin dir along with this mock (for `createMockBinary`). */
+  ownBinDir(): this {
+    this.#ownsBin = true;
+    return this;
+  }
+
+  /**
+   * Add scripted responses to the end of the queue; calls claim them in order.
+   * Every response is validated first: on an unknown key or a wrong type
+   * nothing is enqueued and an `InvalidResponseError` says what to fix.
+   */
+  enqueue(responses: MockResponse | readonly MockResponse[]): this {
+    this.#assertLive();
+    const list = Array.isArray(responses) ? responses : [responses];
+    const lines = list.map((response, i) =>
+      JSON.stringify(
+        toWireResponse(
+          response,
+          Array.isArray(responses)
+            ? `response [${i}] passed to enqueue() on mock "${this.name}"`
+            : `the response passed to enqueue() on mock "${this.name}"`,
+        ),
+      ),
+    );
+    if (lines.length > 0) appendToQueue(this.stateDir, lines);
+    return this;
+  }
+
+  /** Alias of {@link enqueue}. */
+  onCall(responses: MockResponse | readonly MockResponse[]): this {
+    return this.enqueue(responses);
+  }
+
+  /** Every call so far, in the order they took a response. */
+  calls(): MockCall[] {
+    this.#assertLive();
+    return callsOf(readSnapshot(this.stateDir));
+  }
+
+  /** Number of calls so far (running ones included). */
+  callCount(): number {
+    this.#assertLive();
+    return countCalls(this.stateDir);
+  }
+
+  /** The most recent call, if any. */
+  lastCall(): MockCall | undefined {
+    return this.calls().at(-1);
+  }
+
+  /** Number of responses queued since creation or the last `reset()` (used ones included). */
+  queuedCount(): number {
+    this.#assertLive();
+    return queueLength(this.stateDir);
+  }
+
+  /**
+   * Resolve with the calls once at least `n` have finished (or started, with
+   * `until: 'started'`); reject with a `WaitTimeoutError` after `timeoutMs`.
+   */
+  async waitForCalls(n: number, options: WaitForCallsOptions = {}): Promise<MockCall[]> {
+    const { timeoutMs = 5000, until = 'finished' } = options;
+    const where = `mock "${this.name}".waitForCalls()`;
+    if (!Number.isInteger(n) || n < 0) {
+      throw new InvalidOptionError(
+        `Expected the count passed to ${where} to be an integer >= 0, got ${describeValue(n)}.`,
+      );
+    }
+    if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
+      throw new InvalidOptionError(
+        `Expected the \`timeoutMs\` option of ${where} to be a number >= 0, got ${describeValue(timeoutMs)}.`,
+      );
+    }
+    if (until !== 'started' && until !== 'finished') {
+      throw new InvalidOptionError(
+        `Expected the \`until\` option of ${where} to be "started" or "finished", got ${describeValue(until)}.`,
+      );
+    }
+    const deadline = Date.now() + timeoutMs;
+    let pause = 2;
+    for (;;) {
+      this.#assertLive();
+      if (until === 'started' && countCalls(this.stateDir) >= n) return this.calls();
+      if (until === 'finished') {
+        const calls = this.calls();
+        if (calls.filter((c) => c.status !== 'running').length >= n) return calls;
+      }
+      if (Date.now() >= deadline) {
+        throw new WaitTimeoutError(
+          `mock "${this.name}": waited ${timeoutMs} ms for ${n} call${n === 1 ? '' : 's'} to ${until === 'started' ? 'start' : 'finish'}; ${formatCalls(this.name, this.calls())}`,
+        );
+      }
+      await new Promise((done) => setTimeout(done, Math.min(pause, deadline - Date.now())));
+      pause = Math.min(pause * 2, 50);
+    }
+  }
+
+  /**
+   * Throw an `UnusedResponsesError` if a queued response was never used or a
+   * call found no response, with a report that lists the recorded calls.
+   */
+  assertDone(): void {
+    this.#assertLive();
+    const report = notDoneReport(this.name, readSnapshot(this.stateDir));
+    if (report) throw new UnusedResponsesError(report);
+  }
+
+  /**
+   * Forget every response and call. A call still in flight finishes in the old
+   * generation: it can neither claim from nor record into the new queue.
+   */
+  reset(): this {
+    this.#assertLive();
+    resetState(this.stateDir);
+    return this;
+  }
+
+  /** A copy of `base` (default `process.env`) with the shim dir first on PATH. Never mutates. */
+  env(base?: Env): Env {
+    return this.#bin.env(base);
+  }
+
+  /** Put the shim dir first on `process.env.PATH`; `uninstall()` takes it off again. */
+  install(): this {
+    this.#assertLive();
+    this.#bin.install();
+    return this;
+  }
+
+  uninstall(): this {
+    this.#bin.uninstall();
+    return this;
+  }
+
+  /** Uninstall and delete the mock (and its temp dir, if it has one of its own). */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    if (this.#ownsBin) {
+      this.#bin.disposeSync();
+      return;
+    }
+    this.markDisposed();
+    this.#forget();
+    tryUnlink(this.path);
+    removeTree(this.stateDir);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
+  }
+
+  /** @internal */
+  markDisposed(): void {
+    this.#disposed = true;
+  }
+
+  #assertLive(): void {
+    if (this.#disposed) throw new DisposedError(`The mock binary "${this.name}"`);
+  }
+}

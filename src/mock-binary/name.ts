@@ -1,0 +1,28 @@
+import { describeValue } from '../internal/describe.js';
+import { InvalidOptionError } from '../internal/errors.js';
+
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
+
+/**
+ * A mock's name becomes a file name in the shim dir, so it must be a plain
+ * command name: no path separators, no NUL or control characters, not `.` or
+ * `..`; on Windows also none of `<>:"|?*` and no reserved device name.
+ */
+export function validateBinaryName(name: unknown, platform: NodeJS.Platform): string {
+  const fail = (why: string) =>
+    new InvalidOptionError(
+      `Invalid mock binary name ${describeValue(name)}: ${why}. Use a plain command name such as "git".`,
+    );
+  if (typeof name !== 'string') throw fail('it must be a string');
+  if (name === '') throw fail('it is empty');
+  if (name === '.' || name === '..') throw fail('it is a directory reference');
+  if (name.includes('/') || name.includes('\\')) throw fail('it contains a path separator');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting them is the point
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw fail('it contains a NUL or control character');
+  if (platform === 'win32') {
+    if (/[<>:"|?*]/.test(name)) throw fail('it contains a character Windows forbids in file names');
+    if (WINDOWS_RESERVED.test(name)) throw fail('it is a reserved device name on Windows');
+    if (/[. ]$/.test(name)) throw fail('Windows drops a trailing dot or space from file names');
+  }
+  return name;
+}

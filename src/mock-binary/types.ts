@@ -1,0 +1,145 @@
+import type { CallStatus, ResponseSource } from '../queue/types.js';
+
+/**
+ * One scripted response: what a single call of the mock does.
+ *
+ * @example
+ * git.enqueue({ stdout: 'main\n' });
+ * git.enqueue({ stderr: 'fatal: not a git repository\n', exitCode: 128 });
+ * git.enqueue({ delayMs: 200, writeFiles: { '.git/HEAD': 'ref: refs/heads/main\n' } });
+ */
+export interface MockResponse {
+  /** Text written to stdout (UTF-8). Flushed whole before the call exits. */
+  stdout?: string;
+  /** Text written to stderr (UTF-8). */
+  stderr?: string;
+  /** Bytes written to stdout, base64-encoded (for binary output). Not with `stdout`. */
+  stdoutBase64?: string;
+  /** Bytes written to stderr, base64-encoded. Not with `stderr`. */
+  stderrBase64?: string;
+  /**
+   * Exit code, 0–255; none is reserved for shimkit.
+   * @default 0
+   */
+  exitCode?: number;
+  /**
+   * Wait this long before writing files and output. A delay beyond the mock's
+   * `timeoutMs` ends the call with a timeout diagnostic instead.
+   * @default 0
+   */
+  delayMs?: number;
+  /** Values written to stdout as one JSON line each, after `stdout`. */
+  jsonl?: unknown[];
+  /**
+   * Files to write before output: path → UTF-8 content. Relative paths resolve
+   * against the call's cwd; parent dirs are created.
+   */
+  writeFiles?: Record<string, string>;
+}
+
+/** Options of `createMockBinary()` and `bin.mock()`. */
+export interface MockBinaryOptions {
+  /**
+   * Longest a single call may run (delay included) before it ends with a
+   * timeout diagnostic and exit code `MockExitCode.timeout` (124).
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * What a call gets once every queued response is used: `'repeat'` the last
+   * response again, `'fail'` a diagnostic on stderr and exit code
+   * `MockExitCode.unmatched` (123), or a response object as fallback.
+   * @default 'repeat'
+   */
+  onExhausted?: 'repeat' | 'fail' | MockResponse;
+  /**
+   * The response of calls made while nothing was ever queued (with
+   * `onExhausted: 'repeat'`).
+   * @default {} (exit 0, no output)
+   */
+  default?: MockResponse;
+  /**
+   * Env vars to record with each call: a list of names, or `true` for all
+   * (values of names that look like credentials are replaced by `[redacted]`).
+   * @default false
+   * @example createMockBinary('git', { recordEnv: ['GIT_DIR', 'HOME'] })
+   */
+  recordEnv?: boolean | string[];
+  /**
+   * `'capture'` reads the call's stdin to EOF (up to `stdinLimitBytes`) and
+   * records it; `'ignore'` leaves stdin unread.
+   * @default 'ignore'
+   */
+  stdin?: 'capture' | 'ignore';
+  /**
+   * Most stdin bytes recorded per call with `stdin: 'capture'`; the rest is read and dropped.
+   * @default 1048576
+   */
+  stdinLimitBytes?: number;
+  /** Responses to enqueue right away. */
+  responses?: MockResponse[];
+  /**
+   * Which shim to write: a POSIX `sh` script, or a `.cmd` file for `'win32'`.
+   * @default process.platform
+   */
+  platform?: NodeJS.Platform;
+  /**
+   * The Node that runs the shim runner.
+   * @default process.execPath
+   */
+  nodePath?: string;
+  /**
+   * Parent dir for the mock's temp dir (createMockBinary / createMockBinDir only).
+   * @default os.tmpdir()
+   */
+  tmpDir?: string;
+}
+
+/** How a recorded call ended: as the call recorded it, or `'killed'` if it died mid-way. */
+export type MockCallStatus = CallStatus | 'killed';
+
+/** One recorded call of a mock. */
+export interface MockCall {
+  /** 1-based call number, in the order calls took their response. */
+  index: number;
+  /** The arguments, exactly as the call received them (without the command name). */
+  argv: string[];
+  cwd: string;
+  pid: number;
+  ppid: number;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  /** Epoch milliseconds; undefined while running or if the call was killed. */
+  endedAt: number | undefined;
+  status: MockCallStatus;
+  /** 1-based number of the queued response used (also for a repeat), if any. */
+  response: number | undefined;
+  /** Where the response came from: the queue, a repeat of the last, the fallback, the default, or none. */
+  responseSource: ResponseSource | undefined;
+  /** The exit code the call ended with, if it ended on its own. */
+  exitCode: number | undefined;
+  /** The one-line diagnostic the shim printed (timed out, unmatched, failed). */
+  diagnostic: string | undefined;
+  /** Recorded env vars (see `recordEnv`). */
+  env: Record<string, string> | undefined;
+  /** Captured stdin as UTF-8 text (see `stdin: 'capture'`). */
+  stdin: string | undefined;
+  /** Captured stdin bytes. */
+  stdinBytes: Buffer | undefined;
+  /** True if stdin was longer than `stdinLimitBytes`. */
+  stdinTruncated: boolean;
+}
+
+export interface WaitForCallsOptions {
+  /**
+   * Give up after this long with a `WaitTimeoutError` that lists the calls so far.
+   * @default 5000
+   */
+  timeoutMs?: number;
+  /**
+   * Count calls that have `'started'`, or only those that have `'finished'`
+   * (exited, timed out, failed or were killed).
+   * @default 'finished'
+   */
+  until?: 'started' | 'finished';
+}
