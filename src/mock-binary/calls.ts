@@ -24,6 +24,7 @@ function toMockCall(record: WireCallRecord, claimed: number | undefined): MockCa
     ppid: record.ppid,
     startedAt: record.startedAt,
     endedAt: record.endedAt,
+    lockWaitMs: record.lockWaitMs,
     status: killed ? 'killed' : record.status,
     response: record.response ?? claimed,
     responseSource: record.source ?? (claimed ? 'queue' : undefined),

@@ -111,6 +111,8 @@ export interface MockCall {
   startedAt: number;
   /** Epoch milliseconds; undefined while running or if the call was killed. */
   endedAt: number | undefined;
+  /** How long the call waited for the queue lock, in milliseconds. */
+  lockWaitMs: number | undefined;
   status: MockCallStatus;
   /** 1-based number of the queued response used (also for a repeat), if any. */
   response: number | undefined;

@@ -46,10 +46,11 @@ export function claimCall(
   startedAt: number,
 ): Claim {
   const config = readConfig(stateDir);
-  const fields = describeCall(config);
   const genDir = join(stateDir, readCurrent(stateDir));
+  const lockStart = Date.now();
   const lock = acquireLock(lockPath(genDir), { deadline: startedAt + config.timeoutMs });
   try {
+    const fields = { ...describeCall(config), lockWaitMs: Date.now() - lockStart };
     const [nextCall, nextResponse] = readCursor(genDir);
     const seq = publishCallRecord(genDir, nextCall, fields);
     const queueText = readText(queuePath(genDir));

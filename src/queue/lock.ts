@@ -21,11 +21,11 @@ export interface LockOptions {
 
 export class LockTimeoutError extends Error {
   readonly holder: number | undefined;
-  constructor(path: string, holder: number | undefined) {
+  constructor(path: string, holder: number | undefined, waitedMs: number) {
     super(
-      `could not take the queue lock ${path} in time; it is held by ${
-        holder === undefined ? 'an unknown process' : `pid ${holder}`
-      }`,
+      `gave up waiting for the queue lock after ${waitedMs} ms; it is held by ${
+        holder === undefined ? 'an unknown process' : `live pid ${holder}`
+      }: ${path}`,
     );
     this.name = 'LockTimeoutError';
     this.holder = holder;
@@ -51,6 +51,7 @@ export function acquireLock(path: string, options: LockOptions): HeldLock {
     throw error;
   }
   try {
+    const start = Date.now();
     let backoff = 1;
     for (;;) {
       try {
@@ -66,7 +67,8 @@ export function acquireLock(path: string, options: LockOptions): HeldLock {
         breakStale(path, holder.pid);
         continue;
       }
-      if (Date.now() > options.deadline) throw new LockTimeoutError(path, holder.pid);
+      if (Date.now() > options.deadline)
+        throw new LockTimeoutError(path, holder.pid, Date.now() - start);
       // Randomised, growing back-off: callers that collided do not retry in step.
       sleepSync(Math.random() * backoff);
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);

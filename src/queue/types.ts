@@ -42,6 +42,8 @@ export interface WireCallRecord {
   ppid: number;
   startedAt: number;
   endedAt?: number;
+  /** How long the call waited for the queue lock. */
+  lockWaitMs?: number;
   status: CallStatus;
   source?: ResponseSource;
   /** 1-based queue position of the response used (queue and repeat sources). */

@@ -48,7 +48,10 @@ async function main(argv: string[]): Promise<void> {
       startedAt,
     );
   } catch (error) {
-    return die(describeFailure(error));
+    return die(
+      describeFailure(error),
+      error instanceof LockTimeoutError ? MockExitCode.timeout : MockExitCode.broken,
+    );
   }
 
   const { config, genDir, seq } = claim;
@@ -163,15 +166,18 @@ function outputBytes(text?: string, base64?: string, jsonl?: unknown[]): Buffer 
   return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
 }
 
+/** One line: what went wrong and the file it concerns. */
 function describeFailure(error: unknown): string {
-  if (error instanceof ProtocolError) return `${error.message}: ${error.file}`;
-  if (error instanceof LockTimeoutError) return error.message;
-  return `unexpected error in the shim runner: ${error instanceof Error ? error.stack : String(error)}`;
+  if (error instanceof ProtocolError) return `${error.message.replace(/\.$/, '')}: ${error.file}`;
+  if (error instanceof LockTimeoutError)
+    return `${error.message}; raise the mock's timeoutMs if this is expected`;
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `unexpected error in the shim runner (please report it): ${text.replace(/\s*\n\s*/g, ' ')}`;
 }
 
-function die(message: string): void {
+function die(message: string, code: number = MockExitCode.broken): void {
   writeAll(2, Buffer.from(`shimkit: ${message}\n`));
-  process.exit(MockExitCode.broken);
+  process.exit(code);
 }
 
 /** The shim moves NODE_OPTIONS aside so the runner starts clean; the call sees it again. */

@@ -1,0 +1,77 @@
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
+
+/** A fresh temp dir for this test, removed when it finishes. */
+export function testDir(prefix = 'shimkit-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  pid: number;
+}
+
+/** Spawn a process that is force-killed when the test finishes if it still runs. */
+export function spawnTracked(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+): ChildProcess {
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], ...options });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return child;
+}
+
+/** Resolve with the exit status and all output of a tracked child. */
+export function completion(child: ChildProcess): Promise<Exit> {
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout),
+        stderr: Buffer.concat(stderr),
+        pid: child.pid ?? -1,
+      }),
+    );
+  });
+}
+
+/** Run a command to completion (stdin closed unless `input` is given). */
+export function runCommand(
+  command: string,
+  args: readonly string[] = [],
+  options: SpawnOptions & { input?: string | Buffer } = {},
+): Promise<Exit> {
+  const { input, ...spawnOptions } = options;
+  const child = spawnTracked(command, args, spawnOptions);
+  const done = completion(child);
+  child.stdin?.on('error', () => {});
+  child.stdin?.end(input);
+  return done;
+}
+
+/** Whether a pid is a live process. */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

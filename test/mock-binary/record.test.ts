@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary } from '../../src/index.js';
+import { runCommand, testDir } from '../helpers/index.js';
+
+const TRICKY_ARGS = [
+  '-n',
+  '-e',
+  '--',
+  '',
+  ' ',
+  'two words',
+  "it's",
+  '"double"',
+  '$HOME',
+  '${PATH}',
+  '`uname`',
+  '$(id)',
+  'line1\nline2',
+  '\ttab\t',
+  '\r\n',
+  'ünïcödé ✓ 日本語 🚀',
+  '*',
+  '?',
+  '[a-z]',
+  '~',
+  '\\',
+  '%PATH%',
+  '!bang',
+  ';',
+  '&&',
+  '|',
+  '>out',
+  '-',
+  '--help',
+];
+
+describe('call records', () => {
+  it('MB-06 records argv exactly: -n, -e, --, empty strings, spaces, quotes, $HOME, backticks, newlines, tabs, unicode', async () => {
+    await using tool = createMockBinary('tool');
+    // Through a real shell too: the caller's quoting must survive the shim unchanged.
+    const r = await runCommand(tool.path, TRICKY_ARGS);
+    expect(r.code).toBe(0);
+    expect(tool.lastCall()?.argv).toEqual(TRICKY_ARGS);
+    const viaSh = await runCommand('sh', ['-c', `"${tool.path}" "$@"`, 'sh', ...TRICKY_ARGS]);
+    expect(viaSh.code).toBe(0);
+    expect(tool.lastCall()?.argv).toEqual(TRICKY_ARGS);
+  });
+
+  it('REL-02 MB-06 argv round-trips through the shim for arbitrary strings (property)', async () => {
+    await using tool = createMockBinary('tool');
+    const arg = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.constantFrom(...TRICKY_ARGS),
+      fc.string({ unit: 'grapheme', maxLength: 6 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          arg.filter((s) => !s.includes('\0')),
+          { maxLength: 6 },
+        ),
+        async (argv) => {
+          const r = await runCommand(tool.path, argv);
+          expect(r.code).toBe(0);
+          expect(tool.lastCall()?.argv).toEqual(argv);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it('MB-06 records cwd, pid, ppid, start and end time, the response and the exit code', async () => {
+    const cwd = testDir();
+    await using tool = createMockBinary('tool', { responses: [{ exitCode: 4, delayMs: 50 }] });
+    const before = Date.now();
+    const r = await runCommand(tool.path, ['a'], { cwd });
+    const after = Date.now();
+    const call = tool.lastCall();
+    expect(call).toMatchObject({
+      index: 1,
+      argv: ['a'],
+      cwd,
+      pid: r.pid, // the shim execs the runner: same process
+      ppid: process.pid,
+      status: 'exited',
+      response: 1,
+      responseSource: 'queue',
+      exitCode: 4,
+    });
+    expect(call?.startedAt).toBeGreaterThanOrEqual(before);
+    expect(call?.endedAt).toBeLessThanOrEqual(after);
+    expect((call?.endedAt ?? 0) - (call?.startedAt ?? 0)).toBeGreaterThanOrEqual(50);
+  });
+
+  it('MB-06 records the env keys asked for, exactly', async () => {
+    await using git = createMockBinary('git', {
+      recordEnv: ['GIT_DIR', 'MISSING', 'GITHUB_TOKEN'],
+    });
+    await runCommand(git.path, [], {
+      env: { ...process.env, GIT_DIR: '/repo/.git', GITHUB_TOKEN: 'ghp_x' },
+    });
+    expect(git.lastCall()?.env).toEqual({ GIT_DIR: '/repo/.git', GITHUB_TOKEN: 'ghp_x' });
+  });
+
+  it('MB-06 recordEnv: true records all env vars with secret-looking values redacted', async () => {
+    await using git = createMockBinary('git', { recordEnv: true });
+    const env = {
+      PATH: process.env.PATH,
+      PLAIN: 'visible',
+      AWS_SECRET_ACCESS_KEY: 'abc',
+      NPM_TOKEN: 'npm_1',
+      DB_PASSWORD: 'hunter2',
+      HTTP_AUTHORIZATION: 'Bearer x',
+      api_key: 'k',
+    };
+    await runCommand(git.path, [], { env });
+    const recorded = git.lastCall()?.env ?? {};
+    expect(recorded.PLAIN).toBe('visible');
+    for (const key of [
+      'AWS_SECRET_ACCESS_KEY',
+      'NPM_TOKEN',
+      'DB_PASSWORD',
+      'HTTP_AUTHORIZATION',
+      'api_key',
+    ]) {
+      expect(recorded[key], key).toBe('[redacted]');
+    }
+    expect(Object.keys(recorded).some((k) => k.startsWith('SHIMKIT_'))).toBe(false);
+  });
+
+  it('MB-06 records no env by default', async () => {
+    await using git = createMockBinary('git');
+    await runCommand(git.path);
+    expect(git.lastCall()?.env).toBeUndefined();
+  });
+
+  it('MB-06 stdin: "capture" records stdin to EOF, capped at stdinLimitBytes', async () => {
+    await using tool = createMockBinary('tool', { stdin: 'capture', stdinLimitBytes: 10 });
+    await runCommand(tool.path, [], { input: 'héllo\n' });
+    expect(tool.lastCall()).toMatchObject({ stdin: 'héllo\n', stdinTruncated: false });
+    await runCommand(tool.path, [], { input: Buffer.alloc(100_000, 'z') });
+    const last = tool.lastCall();
+    expect(last?.stdin).toBe('zzzzzzzzzz');
+    expect(last?.stdinTruncated).toBe(true);
+    expect(last?.status).toBe('exited');
+  });
+});

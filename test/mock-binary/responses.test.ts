@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary, MockExitCode } from '../../src/index.js';
+import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+
+describe('response fields', () => {
+  it('MB-03 writes stdout, stderr and the exit code as scripted', async () => {
+    await using git = createMockBinary('git', {
+      responses: [{ stdout: 'out ✓\n', stderr: 'err ✗\n', exitCode: 7 }],
+    });
+    const r = await runCommand(git.path);
+    expect(r.stdout.toString()).toBe('out ✓\n');
+    expect(r.stderr.toString()).toBe('err ✗\n');
+    expect(r.code).toBe(7);
+  });
+
+  it('MB-03 returns every exit code 0–255 as scripted, none reserved', async () => {
+    const codes = Array.from({ length: 256 }, (_, i) => i);
+    await using tool = createMockBinary('tool', {
+      responses: codes.map((exitCode) => ({ exitCode })),
+    });
+    const seen: number[] = [];
+    // Eight at a time: 256 sequential Node starts would be slow, and order is not the point here.
+    for (let i = 0; i < codes.length; i += 8) {
+      const batch = await Promise.all(codes.slice(i, i + 8).map(() => runCommand(tool.path)));
+      for (const r of batch) {
+        expect(r.stderr.toString()).toBe('');
+        seen.push(r.code as number);
+      }
+    }
+    expect(seen.sort((a, b) => a - b)).toEqual(codes);
+    const byCall = tool.calls().map((c) => [c.response, c.exitCode]);
+    for (const [response, exitCode] of byCall) expect(exitCode).toBe((response as number) - 1);
+  });
+
+  it('MB-03 writes binary output from stdoutBase64 / stderrBase64 byte for byte', async () => {
+    const bytes = Buffer.from([0, 1, 2, 0xff, 0xfe, 0x80, 10, 13, 0]);
+    await using tool = createMockBinary('tool', {
+      responses: [
+        {
+          stdoutBase64: bytes.toString('base64'),
+          stderrBase64: Buffer.from([0xc3, 0x28]).toString('base64'),
+        },
+      ],
+    });
+    const r = await runCommand(tool.path);
+    expect(r.stdout.equals(bytes)).toBe(true);
+    expect(r.stderr.equals(Buffer.from([0xc3, 0x28]))).toBe(true);
+  });
+
+  it('MB-03 writes jsonl values as one JSON line each, after stdout', async () => {
+    await using pi = createMockBinary('pi', {
+      responses: [
+        { stdout: 'start\n', jsonl: [{ type: 'message_end', text: 'a\nb' }, [1, 2], 'x', null] },
+      ],
+    });
+    const r = await runCommand(pi.path, ['--mode', 'json']);
+    expect(r.stdout.toString()).toBe(
+      'start\n{"type":"message_end","text":"a\\nb"}\n[1,2]\n"x"\nnull\n',
+    );
+  });
+
+  it('MB-03 writes files relative to the call cwd, creating parents, before any output', async () => {
+    const cwd = testDir();
+    const abs = join(testDir(), 'deep', 'abs.txt');
+    await using tool = createMockBinary('tool', {
+      responses: [
+        {
+          writeFiles: { 'out/nested/result.md': '# Done\n', [abs]: 'absolute' },
+          stdout: 'wrote\n',
+        },
+      ],
+    });
+    const r = await runCommand(tool.path, [], { cwd });
+    expect(r.stdout.toString()).toBe('wrote\n');
+    expect(readFileSync(join(cwd, 'out/nested/result.md'), 'utf8')).toBe('# Done\n');
+    expect(readFileSync(abs, 'utf8')).toBe('absolute');
+  });
+
+  it('MB-03 waits delayMs before answering', async () => {
+    await using tool = createMockBinary('tool', {
+      responses: [{ delayMs: 300, stdout: 'late\n' }],
+    });
+    const r = await runCommand(tool.path);
+    expect(r.stdout.toString()).toBe('late\n');
+    const [call] = tool.calls();
+    expect((call?.endedAt ?? 0) - (call?.startedAt ?? 0)).toBeGreaterThanOrEqual(300);
+  });
+
+  it('MB-03 delivers 10 MB on stdout through a pipe whole', async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7 + (i >> 13)) & 0xff;
+    await using tool = createMockBinary('tool', {
+      responses: [{ stdoutBase64: big.toString('base64') }],
+    });
+    const r = await runCommand(tool.path);
+    expect(r.code).toBe(0);
+    expect(r.stdout.length).toBe(big.length);
+    expect(createHash('sha256').update(r.stdout).digest('hex')).toBe(
+      createHash('sha256').update(big).digest('hex'),
+    );
+  });
+
+  it('MB-03 delivers 10 MB whole to a slow reader that pauses the pipe', async () => {
+    const big = 'x'.repeat(10 * 1024 * 1024);
+    await using tool = createMockBinary('tool', { responses: [{ stdout: big }] });
+    const child = spawnTracked(tool.path, []);
+    child.stdout?.pause();
+    const done = completion(child);
+    // Resume only once the shim has filled the pipe and blocks on it.
+    await tool.waitForCalls(1, { until: 'started' });
+    child.stdout?.resume();
+    const r = await done;
+    expect(r.stdout.length).toBe(big.length);
+  });
+});
+
+describe('queue order and exhaustion', () => {
+  it('MB-05 claims responses FIFO, then repeats the last by default', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: '1' }, { stdout: '2' }] });
+    const outs: string[] = [];
+    for (let i = 0; i < 4; i++) outs.push((await runCommand(git.path)).stdout.toString());
+    expect(outs).toEqual(['1', '2', '2', '2']);
+    expect(git.calls().map((c) => [c.responseSource, c.response])).toEqual([
+      ['queue', 1],
+      ['queue', 2],
+      ['repeat', 2],
+      ['repeat', 2],
+    ]);
+  });
+
+  it('MB-05 onExhausted "fail" exits with a distinct diagnostic and marks the call unmatched', async () => {
+    await using git = createMockBinary('git', {
+      onExhausted: 'fail',
+      responses: [{ stdout: 'one\n' }],
+    });
+    expect((await runCommand(git.path, ['fetch'])).stdout.toString()).toBe('one\n');
+    const r = await runCommand(git.path, ['push', '--force']);
+    expect(r.code).toBe(MockExitCode.unmatched);
+    expect(r.stdout.toString()).toBe('');
+    expect(r.stderr.toString()).toBe(
+      'shimkit: mock "git" call #2 (git push --force) has no response: all 1 responses are used and onExhausted is "fail". Enqueue another response or set onExhausted.\n',
+    );
+    const last = git.lastCall();
+    expect(last?.status).toBe('unmatched');
+    expect(last?.responseSource).toBe('none');
+    expect(() => git.assertDone()).toThrow(/1 call had no response \(#2\)/);
+  });
+
+  it('MB-05 an onExhausted response object is the fallback', async () => {
+    await using git = createMockBinary('git', {
+      onExhausted: { stderr: 'no more\n', exitCode: 9 },
+      responses: [{ stdout: 'first' }],
+    });
+    await runCommand(git.path);
+    const r = await runCommand(git.path);
+    expect([r.code, r.stderr.toString()]).toEqual([9, 'no more\n']);
+    expect(git.lastCall()?.responseSource).toBe('fallback');
+  });
+
+  it('MB-05 with nothing ever queued a call exits 0 silently, or uses options.default', async () => {
+    await using quiet = createMockBinary('quiet');
+    const r = await runCommand(quiet.path, ['anything']);
+    expect([r.code, r.stdout.length, r.stderr.length]).toEqual([0, 0, 0]);
+    expect(quiet.lastCall()?.responseSource).toBe('default');
+
+    await using chatty = createMockBinary('chatty', { default: { stdout: 'v1.0\n', exitCode: 2 } });
+    const d = await runCommand(chatty.path, ['--version']);
+    expect([d.code, d.stdout.toString()]).toEqual([2, 'v1.0\n']);
+  });
+
+  it('MB-05 responses enqueued after exhaustion are claimed next, in order', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'a' }] });
+    await runCommand(git.path);
+    await runCommand(git.path); // repeat of a
+    git.enqueue([{ stdout: 'b' }, { stdout: 'c' }]);
+    expect((await runCommand(git.path)).stdout.toString()).toBe('b');
+    expect((await runCommand(git.path)).stdout.toString()).toBe('c');
+    expect(git.calls().map((c) => c.response)).toEqual([1, 1, 2, 3]);
+    git.assertDone();
+  });
+});
+
+describe('reset', () => {
+  it('MB-02 reset() while a call is in flight: the call cannot consume or record into the new queue', async () => {
+    await using git = createMockBinary('git', { responses: [{ delayMs: 400, stdout: 'old\n' }] });
+    const inFlight = runCommand(git.path, ['old-call']);
+    await git.waitForCalls(1, { until: 'started' });
+    git.reset();
+    git.enqueue({ stdout: 'new\n' });
+    const old = await inFlight;
+    expect(old.stdout.toString()).toBe('old\n'); // it finishes as it was scripted…
+    expect(git.callCount()).toBe(0); // …but leaves no trace in the new generation
+    expect(git.queuedCount()).toBe(1);
+    const fresh = await runCommand(git.path, ['new-call']);
+    expect(fresh.stdout.toString()).toBe('new\n');
+    expect(git.calls().map((c) => [c.index, c.argv, c.response])).toEqual([[1, ['new-call'], 1]]);
+    git.assertDone();
+  });
+
+  it('MB-02 reset() while a call waits for the queue lock: it fails loudly instead of claiming from the new queue', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'old' }] });
+    const { readFileSync: read, writeFileSync: write, readdirSync } = await import('node:fs');
+    const gen = join(git.stateDir, read(join(git.stateDir, 'current'), 'utf8').trim());
+    // Hold the lock as a live process (this one) so the call has to wait for it.
+    write(join(gen, 'lock'), `${process.pid}\n`);
+    const waiting = runCommand(git.path, ['blocked']);
+    // The waiter's temp lock file appears once it is spinning on the lock.
+    await expect
+      .poll(() => readdirSync(gen).some((f) => f.startsWith('.lock.')), {
+        timeout: 10_000,
+        interval: 20,
+      })
+      .toBe(true);
+    git.reset();
+    git.enqueue({ stdout: 'new' });
+    const r = await waiting;
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(r.stderr.toString()).toMatch(
+      /^shimkit: the mock was reset or disposed while this call was waiting for its queue: .*\/lock\n$/,
+    );
+    expect(git.callCount()).toBe(0);
+    expect(existsSync(gen)).toBe(false);
+    expect((await runCommand(git.path)).stdout.toString()).toBe('new');
+  });
+});

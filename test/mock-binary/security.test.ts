@@ -1,0 +1,128 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary, createMockBinDir, MockExitCode } from '../../src/index.js';
+import { runCommand, testDir } from '../helpers/index.js';
+import { generationDir } from '../helpers/parallel.js';
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    return e.isDirectory() ? [path, ...walk(path)] : [path];
+  });
+}
+
+describe('file modes and where files go', () => {
+  it('SEC-01 state dirs are 0700, state files 0600, shims 0700', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'a' }], stdin: 'capture' });
+    await runCommand(git.path, ['x']);
+    git.reset();
+    git.enqueue({ stdout: 'b' });
+    await runCommand(git.path, ['y']);
+    const root = dirname(git.dir);
+    expect(statSync(root).mode & 0o777).toBe(0o700);
+    const entries = walk(root);
+    expect(entries.length).toBeGreaterThan(8);
+    for (const path of entries) {
+      const mode = statSync(path).mode & 0o777;
+      const expected = statSync(path).isDirectory() || path === git.path ? 0o700 : 0o600;
+      expect(mode.toString(8), path).toBe(expected.toString(8));
+    }
+  });
+
+  it('SEC-01 nothing is written outside the toolkit temp dir except writeFiles targets', async () => {
+    const parent = testDir();
+    const cwd = testDir();
+    const home = testDir();
+    {
+      await using bin = createMockBinDir({ tmpDir: parent });
+      const tool = bin.mock('tool', {
+        responses: [{ stdout: 'a' }, { writeFiles: { 'made.txt': 'm' } }],
+      });
+      const env = { ...bin.env(), HOME: home, TMPDIR: home };
+      await runCommand('tool', [], { cwd, env });
+      await runCommand('tool', [], { cwd, env });
+      tool.assertDone();
+      expect(readdirSync(parent)).toEqual([bin.root.slice(parent.length + 1)]);
+      expect(readdirSync(cwd)).toEqual(['made.txt']);
+      expect(readdirSync(home)).toEqual([]);
+    }
+    expect(readdirSync(parent)).toEqual([]); // disposed
+  });
+});
+
+describe('a broken state dir is a diagnostic, never a default response', () => {
+  const reason = (stderr: Buffer) => {
+    const text = stderr.toString();
+    expect(text.endsWith('\n')).toBe(true);
+    expect(text.trimEnd().split('\n')).toHaveLength(1); // one line
+    return text.trimEnd();
+  };
+
+  it('SEC-02 a malformed queue line exits with the broken code and names the queue file', async () => {
+    await using git = createMockBinary('git');
+    const queue = join(generationDir(git), 'queue.jsonl');
+    writeFileSync(queue, '{"stdout":"fine"}\n{"stdout": oops}\n');
+    const first = await runCommand(git.path);
+    expect(first.stdout.toString()).toBe('fine');
+    const r = await runCommand(git.path, ['second']);
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(r.stdout.toString()).toBe('');
+    expect(reason(r.stderr)).toBe(`shimkit: queue line 2 is not valid JSON: ${queue}`);
+    expect(git.lastCall()).toMatchObject({
+      status: 'failed',
+      exitCode: MockExitCode.broken,
+      response: 2,
+    });
+  });
+
+  it('SEC-02 a queue line with a wrong field is rejected by the runner too', async () => {
+    await using git = createMockBinary('git');
+    const queue = join(generationDir(git), 'queue.jsonl');
+    writeFileSync(queue, '{"exitCode":"zero"}\n');
+    const r = await runCommand(git.path);
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(reason(r.stderr)).toBe(
+      `shimkit: Expected the \`exitCode\` field of queue line 1 to be an integer from 0 to 255, got "zero" (string): ${queue}`,
+    );
+  });
+
+  it('SEC-02 a missing state dir exits with the broken code and names the file', async () => {
+    const git = createMockBinary('git');
+    const shim = readFileSync(git.path, 'utf8');
+    const copy = join(testDir(), 'git');
+    writeFileSync(copy, shim, { mode: 0o700 });
+    await git.dispose(); // the state dir is gone; the copied shim still points at it
+    const r = await runCommand(copy);
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(reason(r.stderr)).toBe(
+      `shimkit: a state file is missing (was the mock disposed or reset while this call ran?): ${join(git.stateDir, 'config.json')}`,
+    );
+  });
+
+  it('SEC-02 an unreadable or malformed state file exits with the broken code and names it', async () => {
+    await using git = createMockBinary('git');
+    const config = join(git.stateDir, 'config.json');
+    const current = join(git.stateDir, 'current');
+
+    writeFileSync(current, 'nonsense\n');
+    let r = await runCommand(git.path);
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(reason(r.stderr)).toBe(
+      `shimkit: the generation pointer holds "nonsense", not "g<n>": ${current}`,
+    );
+
+    const saved = readFileSync(config);
+    writeFileSync(config, '{not json');
+    r = await runCommand(git.path);
+    expect(reason(r.stderr)).toBe(`shimkit: the mock config is not valid JSON: ${config}`);
+
+    rmSync(config);
+    mkdirSync(config); // reading a directory fails the way an unreadable file does
+    r = await runCommand(git.path);
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(reason(r.stderr)).toBe(`shimkit: a state file cannot be read (EISDIR): ${config}`);
+    rmSync(config, { recursive: true });
+    writeFileSync(config, saved);
+  });
+});

@@ -1,0 +1,101 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary } from '../../src/index.js';
+import { runnerPath } from '../../src/internal/package-files.js';
+import { cmdQuote, renderWindowsShim, shimFileName, shQuote } from '../../src/mock-binary/shim.js';
+import { runCommand, testDir } from '../helpers/index.js';
+
+describe('the POSIX shim', () => {
+  it('MB-01 is an executable sh script (0700) that runs the runner with the absolute path of the creating Node', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'ok\n' }] });
+    const text = readFileSync(git.path, 'utf8');
+    expect(text.startsWith('#!/bin/sh\n')).toBe(true);
+    expect(text).toContain(
+      `exec ${shQuote(process.execPath)} ${shQuote(runnerPath())} ${shQuote(git.stateDir)} "$@"`,
+    );
+    expect(statSync(git.path).mode & 0o777).toBe(0o700);
+    expect(git.path).toBe(join(git.dir, 'git'));
+  });
+
+  it('MB-01 works when PATH holds the shim dir alone (no node on PATH)', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'alone\n' }] });
+    const result = await runCommand('git', ['status'], { env: { PATH: git.dir } });
+    expect(result.stderr.toString()).toBe('');
+    expect(result.stdout.toString()).toBe('alone\n');
+    expect(result.code).toBe(0);
+  });
+
+  it('MB-01 moves NODE_OPTIONS aside for the runner and records it as the caller set it', async () => {
+    const dir = testDir();
+    const bomb = join(dir, 'bomb.cjs');
+    writeFileSync(bomb, 'process.stderr.write("preloaded\\n"); process.exit(99);\n');
+    await using git = createMockBinary('git', {
+      recordEnv: ['NODE_OPTIONS'],
+      responses: [{ stdout: 'fine\n' }],
+    });
+    const result = await runCommand('git', [], {
+      env: git.env({ ...process.env, NODE_OPTIONS: `--require ${bomb}` }),
+    });
+    expect(result.stderr.toString()).toBe('');
+    expect(result.code).toBe(0);
+    expect(git.lastCall()?.env).toEqual({ NODE_OPTIONS: `--require ${bomb}` });
+  });
+
+  it('MB-01 quotes paths with spaces, quotes and dollars for sh', async () => {
+    const parent = join(testDir(), `it's a "dir" with $HOME and \`ticks\``);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(parent);
+    await using git = createMockBinary('git', {
+      tmpDir: parent,
+      responses: [{ stdout: 'quoted\n' }],
+    });
+    const result = await runCommand(git.path, ['x']);
+    expect(result.stdout.toString()).toBe('quoted\n');
+  });
+});
+
+describe('the Windows shim, rendered on any platform', () => {
+  const target = {
+    name: 'git',
+    nodePath: 'C:\\Program Files\\nodejs\\node.exe',
+    runnerPath: 'C:\\Users\\ann\\100% sure\\node_modules\\shimkit\\dist\\runner.cjs',
+    stateDir: 'C:\\Users\\ann\\AppData\\Local\\Temp\\shimkit-1\\state\\git',
+  };
+
+  it('MB-01 is a .cmd file that runs the runner with the absolute node path, passing %* through', () => {
+    const text = renderWindowsShim(target);
+    const lines = text.split('\r\n');
+    expect(text.includes('\n') && !/[^\r]\n/.test(text)).toBe(true); // CRLF only
+    expect(lines[0]).toBe('@echo off');
+    expect(lines).toContain('setlocal DisableDelayedExpansion');
+    expect(lines).toContain(
+      '"C:\\Program Files\\nodejs\\node.exe" "C:\\Users\\ann\\100%% sure\\node_modules\\shimkit\\dist\\runner.cjs" "C:\\Users\\ann\\AppData\\Local\\Temp\\shimkit-1\\state\\git" %*',
+    );
+    expect(lines).toContain('exit /b %ERRORLEVEL%');
+  });
+
+  it('MB-17 escapes only % in paths and refuses a path containing a double quote', () => {
+    expect(cmdQuote('C:\\a & b ^ (c) !d!')).toBe('"C:\\a & b ^ (c) !d!"');
+    expect(cmdQuote('C:\\50%')).toBe('"C:\\50%%"');
+    expect(() => cmdQuote('C:\\a"b')).toThrow(/double quote/);
+  });
+
+  it('MB-01 names the shim <name>.cmd for win32 and <name> elsewhere', () => {
+    expect(shimFileName('git', 'win32')).toBe('git.cmd');
+    expect(shimFileName('tool.CMD', 'win32')).toBe('tool.CMD');
+    expect(shimFileName('git', 'linux')).toBe('git');
+    expect(shimFileName('git', 'darwin')).toBe('git');
+  });
+
+  it('MB-01 createMockBinary({ platform: "win32" }) writes the .cmd shim on disk', async () => {
+    await using git = createMockBinary('git', {
+      platform: 'win32',
+      nodePath: 'C:\\node\\node.exe',
+    });
+    expect(git.path).toBe(join(git.dir, 'git.cmd'));
+    const text = readFileSync(git.path, 'utf8');
+    expect(text).toContain('"C:\\node\\node.exe" ');
+    expect(text).toContain(' %*\r\n');
+  });
+});

@@ -1,0 +1,187 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  createMockBinary,
+  createMockBinDir,
+  InvalidOptionError,
+  InvalidResponseError,
+  type MockResponse,
+} from '../../src/index.js';
+import { validateBinaryName } from '../../src/mock-binary/name.js';
+import { testDir } from '../helpers/index.js';
+
+describe('response validation at enqueue time', () => {
+  it('MB-04 rejects an unknown key, naming it and suggesting the nearest valid one', async () => {
+    await using git = createMockBinary('git');
+    const bad = { ouptut: 'x' } as unknown as MockResponse;
+    expect(() => git.enqueue(bad)).toThrow(InvalidResponseError);
+    expect(() => git.enqueue(bad)).toThrow(
+      'Unknown key `ouptut` in the response passed to enqueue() on mock "git". Did you mean `stdout`? Valid fields: stdout, stderr, stdoutBase64, stderrBase64, exitCode, delayMs, jsonl, writeFiles.',
+    );
+    const cases: Array<[string, string]> = [
+      ['stdot', 'stdout'],
+      ['exitcode', 'exitCode'],
+      ['delay', 'delayMs'],
+      ['exit', 'exitCode'],
+      ['writeFile', 'writeFiles'],
+      ['stderrBase46', 'stderrBase64'],
+    ];
+    for (const [key, suggestion] of cases) {
+      expect(() => git.enqueue({ [key]: 1 } as MockResponse)).toThrow(
+        `Did you mean \`${suggestion}\`?`,
+      );
+    }
+    expect(() => git.enqueue({ zzzzzzzz: 1 } as MockResponse)).toThrow(
+      /^Unknown key `zzzzzzzz` in .*\. Valid fields:/,
+    );
+  });
+
+  it('MB-04 rejects wrong types and out-of-range values with the field, value and expectation', async () => {
+    await using git = createMockBinary('git');
+    const cases: Array<[unknown, string]> = [
+      [
+        { stdout: 42 },
+        'Expected the `stdout` field of the response passed to enqueue() on mock "git" to be a string, got 42 (number).',
+      ],
+      [{ exitCode: 256 }, 'to be an integer from 0 to 255, got 256 (number)'],
+      [{ exitCode: -1 }, 'to be an integer from 0 to 255, got -1 (number)'],
+      [{ exitCode: 1.5 }, 'to be an integer from 0 to 255, got 1.5 (number)'],
+      [{ exitCode: '0' }, 'to be an integer from 0 to 255, got "0" (string)'],
+      [{ delayMs: -5 }, 'to be a finite number of milliseconds >= 0, got -5 (number)'],
+      [{ delayMs: Number.POSITIVE_INFINITY }, 'got Infinity (number)'],
+      [
+        { jsonl: 'x' },
+        '`jsonl` field of the response passed to enqueue() on mock "git" to be an array of JSON values',
+      ],
+      [{ jsonl: [() => 1] }, 'to be an array of JSON values'],
+      [{ writeFiles: { 'a.txt': 3 } }, 'an object mapping file paths to string contents'],
+      [{ stdoutBase64: 'not base64!' }, 'to be a base64 string'],
+      [
+        { stdout: 'a', stdoutBase64: 'YQ==' },
+        'sets both `stdout` and `stdoutBase64`; use one of them.',
+      ],
+      [
+        'just a string',
+        'to be an object such as { stdout: "…", exitCode: 0 }, got "just a string" (string)',
+      ],
+      [null, 'got null'],
+      [
+        { signal: 'SIGTERM' },
+        'The `signal` field of the response passed to enqueue() on mock "git" is not supported by this version',
+      ],
+    ];
+    for (const [response, message] of cases) {
+      expect(() => git.enqueue(response as MockResponse), JSON.stringify(response)).toThrow(
+        message,
+      );
+    }
+  });
+
+  it('MB-04 enqueues nothing from an array with one bad response, and names its index', async () => {
+    await using git = createMockBinary('git');
+    expect(() => git.enqueue([{ stdout: 'ok' }, { exitCode: 300 }])).toThrow(
+      /`exitCode` field of response \[1\] passed to enqueue\(\)/,
+    );
+    expect(git.queuedCount()).toBe(0);
+  });
+
+  it('MB-04 validates responses given as options when the mock is created', () => {
+    expect(() => createMockBinary('git', { responses: [{ stdut: 'x' } as MockResponse] })).toThrow(
+      /Did you mean `stdout`\?/,
+    );
+    expect(() => createMockBinary('git', { onExhausted: { exitCode: 999 } })).toThrow(
+      /`onExhausted` response/,
+    );
+    expect(() => createMockBinary('git', { default: { nope: 1 } as MockResponse })).toThrow(
+      /`default` response/,
+    );
+  });
+});
+
+describe('option validation at creation time', () => {
+  it('MB-04 rejects bad options naming the option, the value and the accepted set', () => {
+    const cases: Array<[object, string | RegExp]> = [
+      [
+        { timeoutMs: 0 },
+        'Expected the `timeoutMs` option of createMockBinary("git") to be a positive integer of milliseconds up to 2147483647, got 0 (number).',
+      ],
+      [{ timeoutMs: -1 }, /`timeoutMs`.*got -1 \(number\)/],
+      [
+        { onExhausted: 'explode' },
+        'Expected the `onExhausted` option of createMockBinary("git") to be "repeat" or "fail" or a response object, got "explode" (string).',
+      ],
+      [{ stdin: 'pipe' }, 'to be "capture" or "ignore", got "pipe" (string)'],
+      [
+        { recordEnv: 'PATH' },
+        'to be true, false or an array of env var names, got "PATH" (string)',
+      ],
+      [{ platform: 'windows' }, /`platform` option .* "win32".*got "windows" \(string\)/],
+      [
+        { timeoutMS: 5 },
+        'Unknown option `timeoutMS` for createMockBinary("git"). Did you mean `timeoutMs`?',
+      ],
+    ];
+    for (const [options, message] of cases) {
+      expect(() => createMockBinary('git', options), JSON.stringify(options)).toThrow(message);
+      expect(() => createMockBinary('git', options)).toThrow(InvalidOptionError);
+    }
+  });
+
+  it('MB-04 a rejected createMockBinary leaves no temp dir behind', () => {
+    const parent = testDir();
+    expect(() => createMockBinary('git', { tmpDir: parent, timeoutMs: -1 })).toThrow(
+      InvalidOptionError,
+    );
+    expect(() => createMockBinary('a/b', { tmpDir: parent })).toThrow(InvalidOptionError);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+});
+
+describe('binary names', () => {
+  it('MB-17 rejects path separators, NUL, control characters, "." and ".."', () => {
+    const bad: Array<[unknown, string]> = [
+      ['', 'it is empty'],
+      ['.', 'it is a directory reference'],
+      ['..', 'it is a directory reference'],
+      ['bin/git', 'it contains a path separator'],
+      ['..\\git', 'it contains a path separator'],
+      ['git\0', 'it contains a NUL or control character'],
+      ['git\nrm', 'it contains a NUL or control character'],
+      [42, 'it must be a string'],
+    ];
+    for (const [name, why] of bad) {
+      expect(() => createMockBinary(name as string)).toThrow(
+        `: ${why}. Use a plain command name such as "git".`,
+      );
+    }
+    expect(() => createMockBinary('bin/git')).toThrow(
+      'Invalid mock binary name "bin/git" (string): it contains a path separator.',
+    );
+  });
+
+  it('MB-17 accepts ordinary command names, including dots, dashes and unicode', async () => {
+    for (const name of ['git', 'docker-compose', 'python3.11', 'kubectl_v2', 'ünïcode', 'a b']) {
+      await using mock = createMockBinary(name);
+      expect(existsSync(mock.path)).toBe(true);
+    }
+  });
+
+  it('MB-17 applies the Windows file-name rules when writing .cmd shims', () => {
+    expect(() => validateBinaryName('a:b', 'win32')).toThrow('forbids');
+    expect(() => validateBinaryName('what?', 'win32')).toThrow('forbids');
+    expect(() => validateBinaryName('CON', 'win32')).toThrow('reserved device name');
+    expect(() => validateBinaryName('nul.txt', 'win32')).toThrow('reserved device name');
+    expect(() => validateBinaryName('git.', 'win32')).toThrow('trailing dot');
+    expect(validateBinaryName('a:b', 'linux')).toBe('a:b');
+    expect(validateBinaryName('git', 'win32')).toBe('git');
+  });
+
+  it('MB-17 refuses two mocks of the same name in one bin dir', async () => {
+    await using bin = createMockBinDir();
+    bin.mock('git');
+    expect(() => bin.mock('git')).toThrow('This bin dir already has a mock named "git"');
+    await using win = createMockBinDir({ platform: 'win32' });
+    win.mock('Git');
+    expect(() => win.mock('GIT')).toThrow('already has a mock named "GIT"');
+  });
+});
