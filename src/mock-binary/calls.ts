@@ -6,14 +6,15 @@ import type { MockCall } from './types.js';
 
 /** The public view of the recorded calls in a snapshot. */
 export function callsOf(snapshot: Snapshot): MockCall[] {
-  const claimedBy = new Map<number, number>();
-  for (const [response, seq] of snapshot.claims) claimedBy.set(seq, response);
-  return snapshot.calls.map((record) => toMockCall(record, claimedBy.get(record.seq)));
+  return snapshot.calls.map((record) => toMockCall(record, snapshot.claims));
 }
 
-function toMockCall(record: WireCallRecord, claimed: number | undefined): MockCall {
+function toMockCall(record: WireCallRecord, claims: Map<number, number>): MockCall {
   // A call killed before it could finish its record is still "running" on disk.
   const killed = record.status === 'running' && !isAlive(record.pid);
+  // A queue response counts only once its claim marker names this call: a call
+  // killed between publishing its record and claiming got nothing.
+  const claimed = record.source !== 'queue' || claims.get(record.response as number) === record.seq;
   const stdinBytes =
     record.stdinBase64 === undefined ? undefined : Buffer.from(record.stdinBase64, 'base64');
   return {
@@ -26,8 +27,8 @@ function toMockCall(record: WireCallRecord, claimed: number | undefined): MockCa
     endedAt: record.endedAt,
     lockWaitMs: record.lockWaitMs,
     status: killed ? 'killed' : record.status,
-    response: record.response ?? claimed,
-    responseSource: record.source ?? (claimed ? 'queue' : undefined),
+    response: claimed ? record.response : undefined,
+    responseSource: claimed ? record.source : undefined,
     exitCode: record.exitCode,
     diagnostic: record.diagnostic,
     env: record.env,

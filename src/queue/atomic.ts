@@ -32,13 +32,20 @@ export function publishExclusive(target: string, data: string): boolean {
   const temp = tempPathFor(target);
   writeFileSync(temp, data, { mode: 0o600 });
   try {
-    linkSync(temp, target);
+    return linkExclusive(temp, target);
+  } finally {
+    tryUnlink(temp);
+  }
+}
+
+/** Hard-link `existing` as `target` unless `target` exists (then return false). */
+export function linkExclusive(existing: string, target: string): boolean {
+  try {
+    linkSync(existing, target);
     return true;
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') return false;
     throw error;
-  } finally {
-    tryUnlink(temp);
   }
 }
 

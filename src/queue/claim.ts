@@ -1,90 +1,109 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { publishExclusive, writeFileAtomic } from './atomic.js';
+import { linkExclusive, writeFileAtomic } from './atomic.js';
 import { errnoCode, ProtocolError } from './errors.js';
 import {
+  callPath,
   claimPath,
-  configPath,
-  currentPath,
   cursorPath,
   GENERATION_PATTERN,
   lockPath,
   queuePath,
+  statePath,
 } from './layout.js';
 import { acquireLock, releaseLock } from './lock.js';
-import { publishCallRecord } from './records.js';
-import type { WireCallRecord, WireConfig } from './types.js';
+import { publishCallRecord, updateCallRecord } from './records.js';
+import type { ResponseSource, WireCallRecord, WireConfig, WireState } from './types.js';
 
 /** What a call got from the queue, decided under the lock. */
 export interface Claim {
   config: WireConfig;
   genDir: string;
-  seq: number;
   /** The queue file as read under the lock. */
   queueText: string;
   /** Number of responses in the queue. */
   total: number;
-  /** 1-based number of the response this call claimed, or 0 if the queue was exhausted. */
-  claimed: number;
-  /** The call record as published. */
+  /** The call record as published: its `source` and `response` say what the call got. */
   record: WireCallRecord;
 }
 
+type CallFields = Omit<WireCallRecord, 'seq' | 'source' | 'response'>;
+
 /**
  * The claim protocol, run by every call:
- *  1. read `config.json` and `current` (the live generation);
- *  2. take the generation's lock (ordering only);
- *  3. publish the call record `calls/<seq>.json` exclusively, starting at the cursor's hint;
- *  4. claim the first free response at or after the hint by publishing `claims/<n>` exclusively;
- *  5. advance the cursor hint, release the lock.
- * Steps 3 and 4 are correct without the lock: two callers can never publish the
- * same record or claim marker, they only skip ahead.
+ *  1. read `state.json` (the live generation and the options);
+ *  2. take the generation's lock (ordering only, see lock.ts);
+ *  3. read the cursor hint and the queue; the candidate is the hinted response;
+ *  4. publish the call record `calls/<seq>.json` exclusively (temp file + link);
+ *  5. claim the candidate by hard-linking that record as `claims/<n>`; if the
+ *     marker exists, move to the next response and try again;
+ *  6. advance the cursor hint, release the lock.
+ * Steps 4 and 5 are exclusive in the file system itself: two callers that both
+ * believe they hold the lock still cannot publish the same record or claim the
+ * same response; they only skip ahead. A reader trusts a record's response only
+ * if the claim marker agrees (a call killed between 4 and 5 claimed nothing).
  */
 export function claimCall(
   stateDir: string,
-  describeCall: (config: WireConfig) => Omit<WireCallRecord, 'seq'>,
+  describeCall: (config: WireConfig) => CallFields,
   startedAt: number,
 ): Claim {
-  const config = readConfig(stateDir);
-  const genDir = join(stateDir, readCurrent(stateDir));
+  const { generation, config } = readState(stateDir);
+  const genDir = join(stateDir, generation);
   const lockStart = Date.now();
   const lock = acquireLock(lockPath(genDir), { deadline: startedAt + config.timeoutMs });
   try {
-    const fields = { ...describeCall(config), lockWaitMs: Date.now() - lockStart };
+    const fields: CallFields = { ...describeCall(config), lockWaitMs: Date.now() - lockStart };
     const [nextCall, nextResponse] = readCursor(genDir);
-    const seq = publishCallRecord(genDir, nextCall, fields);
     const queueText = readText(queuePath(genDir));
     const total = countLines(queueText);
     let n = nextResponse;
-    while (n <= total && !publishExclusive(claimPath(genDir, n), `${seq}\n`)) n += 1;
-    const claimed = n <= total ? n : 0;
-    writeFileAtomic(cursorPath(genDir), `${seq + 1} ${claimed ? claimed + 1 : n}\n`);
-    return { config, genDir, seq, queueText, total, claimed, record: { seq, ...fields } };
+    const decide = (): Pick<WireCallRecord, 'source' | 'response'> =>
+      n <= total ? { source: 'queue', response: n } : whenExhausted(config, total);
+
+    let record = publishCallRecord(genDir, nextCall, { ...fields, ...decide() });
+    while (n <= total && !linkExclusive(callPath(genDir, record.seq), claimPath(genDir, n))) {
+      n += 1;
+      record = { seq: record.seq, ...fields, ...decide() };
+      updateCallRecord(genDir, record);
+    }
+    writeFileAtomic(cursorPath(genDir), `${record.seq + 1} ${n <= total ? n + 1 : n}\n`);
+    return { config, genDir, queueText, total, record };
   } finally {
     releaseLock(lock);
   }
 }
 
-export function readConfig(stateDir: string): WireConfig {
-  const file = configPath(stateDir);
-  const text = readText(file);
-  try {
-    return JSON.parse(text) as WireConfig;
-  } catch (cause) {
-    throw new ProtocolError('the mock config is not valid JSON', file, { cause });
-  }
+/** What a call gets when every queued response is claimed. */
+function whenExhausted(
+  config: WireConfig,
+  total: number,
+): { source: ResponseSource; response?: number } {
+  if (typeof config.onExhausted === 'object') return { source: 'fallback' };
+  if (config.onExhausted === 'fail') return { source: 'none' };
+  if (total === 0) return { source: 'default' };
+  return { source: 'repeat', response: total };
 }
 
-export function readCurrent(stateDir: string): string {
-  const file = currentPath(stateDir);
-  const name = readText(file).trim();
-  if (!GENERATION_PATTERN.test(name)) {
+export function readState(stateDir: string): WireState {
+  const file = statePath(stateDir);
+  const text = readText(file);
+  let state: WireState;
+  try {
+    state = JSON.parse(text) as WireState;
+  } catch (cause) {
+    throw new ProtocolError('the mock state is not valid JSON', file, { cause });
+  }
+  if (typeof state?.generation !== 'string' || !GENERATION_PATTERN.test(state.generation)) {
     throw new ProtocolError(
-      `the generation pointer holds ${JSON.stringify(name)}, not "g<n>"`,
+      `the mock state names generation ${JSON.stringify(state?.generation)}, not "g<n>"`,
       file,
     );
   }
-  return name;
+  if (typeof state.config !== 'object' || state.config === null) {
+    throw new ProtocolError('the mock state has no config', file);
+  }
+  return state;
 }
 
 function readCursor(genDir: string): [number, number] {

@@ -4,23 +4,18 @@ import { join } from 'node:path';
  * Where everything lives in a mock's private state dir (0700). One layout,
  * read by the runner in every call and written by the test process.
  *
- *   <state>/config.json        mock options (timeoutMs, onExhausted, …)
- *   <state>/current            name of the live generation, e.g. "g1"
+ *   <state>/state.json         {"generation":"g1","config":{…}}: the live generation and the mock's options
  *   <state>/g1/queue.jsonl     one scripted response per line, FIFO, 1-based
  *   <state>/g1/lock            the queue lock: the owner's pid
  *   <state>/g1/cursor          hint "<next call> <next response>", only ever read under the lock
- *   <state>/g1/claims/<n>      claim marker of response n, holding the claiming call's number
  *   <state>/g1/calls/<n>.json  record of call n
+ *   <state>/g1/claims/<n>      claim marker of response n: a hard link of the claiming call's record
  *
  * `reset()` builds the next generation beside the live one and switches
- * `current`, so a call still in flight finishes inside the old generation.
- * Names starting with "." are temp files that readers ignore.
+ * `state.json` to it, so a call still in flight finishes inside the old
+ * generation. Names starting with "." are temp files that readers ignore.
  */
-export const CONFIG_FILE = 'config.json';
-export const CURRENT_FILE = 'current';
-
-export const configPath = (stateDir: string) => join(stateDir, CONFIG_FILE);
-export const currentPath = (stateDir: string) => join(stateDir, CURRENT_FILE);
+export const statePath = (stateDir: string) => join(stateDir, 'state.json');
 export const queuePath = (genDir: string) => join(genDir, 'queue.jsonl');
 export const lockPath = (genDir: string) => join(genDir, 'lock');
 export const cursorPath = (genDir: string) => join(genDir, 'cursor');

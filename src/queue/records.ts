@@ -3,16 +3,17 @@ import { callPath } from './layout.js';
 import type { WireCallRecord } from './types.js';
 
 /**
- * Publish a new call record at the first free number from `from` on and
- * return that number. Exclusive creation means two callers never share one.
+ * Publish a new call record at the first free number from `from` on.
+ * Exclusive creation means two callers never share a number.
  */
 export function publishCallRecord(
   genDir: string,
   from: number,
-  record: Omit<WireCallRecord, 'seq'>,
-): number {
+  fields: Omit<WireCallRecord, 'seq'>,
+): WireCallRecord {
   for (let seq = from; ; seq++) {
-    if (publishExclusive(callPath(genDir, seq), serialise({ seq, ...record }))) return seq;
+    const record = { seq, ...fields };
+    if (publishExclusive(callPath(genDir, seq), serialise(record))) return record;
   }
 }
 

@@ -2,20 +2,19 @@ import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeTree } from '../internal/temp-dir.js';
 import { writeFileAtomic } from './atomic.js';
-import { countLines, readCurrent, readText } from './claim.js';
+import { countLines, readState, readText } from './claim.js';
 import { ProtocolError } from './errors.js';
 import {
   CALL_FILE_PATTERN,
   CLAIM_FILE_PATTERN,
   callsDir,
   claimsDir,
-  configPath,
-  currentPath,
   lockPath,
   queuePath,
+  statePath,
 } from './layout.js';
 import { acquireLock, releaseLock } from './lock.js';
-import type { WireCallRecord, WireConfig } from './types.js';
+import type { WireCallRecord, WireConfig, WireState } from './types.js';
 
 /**
  * The writer's half of the protocol, used by the test process (and the CLI):
@@ -28,20 +27,23 @@ const WRITER_LOCK_TIMEOUT_MS = 10_000;
 
 export function initState(stateDir: string, config: WireConfig): void {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  writeFileAtomic(configPath(stateDir), `${JSON.stringify(config)}\n`);
   buildGeneration(stateDir, 1);
-  writeFileAtomic(currentPath(stateDir), 'g1\n');
+  writeState(stateDir, { generation: 'g1', config });
 }
 
 /** Forget all responses and calls: switch to a fresh generation and delete the old one. */
 export function resetState(stateDir: string): void {
-  const old = readCurrent(stateDir);
-  const next = Number(old.slice(1)) + 1;
+  const state = readState(stateDir);
+  const next = Number(state.generation.slice(1)) + 1;
   buildGeneration(stateDir, next);
-  writeFileAtomic(currentPath(stateDir), `g${next}\n`);
+  writeState(stateDir, { ...state, generation: `g${next}` });
   // A call still in flight keeps the old generation's paths; once the dir is
   // renamed away its writes fail instead of landing anywhere else.
-  removeTree(join(stateDir, old));
+  removeTree(join(stateDir, state.generation));
+}
+
+function writeState(stateDir: string, state: WireState): void {
+  writeFileAtomic(statePath(stateDir), `${JSON.stringify(state)}\n`);
 }
 
 /** A generation is built under a temp name and renamed into place, so it appears complete. */
@@ -55,7 +57,7 @@ function buildGeneration(stateDir: string, n: number): void {
 }
 
 export function liveGeneration(stateDir: string): string {
-  return join(stateDir, readCurrent(stateDir));
+  return join(stateDir, readState(stateDir).generation);
 }
 
 /** Append JSONL lines to the live queue under the lock; returns the new queue length. */
@@ -77,7 +79,7 @@ export interface Snapshot {
   genDir: string;
   /** Raw queue lines (JSON text), 1-based position = index + 1. */
   queue: string[];
-  /** Response number → number of the call that claimed it. */
+  /** Response number → number of the call that claimed it (from the claim marker). */
   claims: Map<number, number>;
   /** Call records in call order. */
   calls: WireCallRecord[];
@@ -91,17 +93,11 @@ export function readSnapshot(stateDir: string): Snapshot {
   for (const name of listDir(claimsDir(genDir))) {
     if (!CLAIM_FILE_PATTERN.test(name)) continue;
     const file = join(claimsDir(genDir), name);
-    claims.set(Number(name), Number(readText(file).trim()));
+    claims.set(Number(name), (parseRecord(file) as WireCallRecord).seq);
   }
   const calls: WireCallRecord[] = [];
   for (const seq of callNumbers(genDir)) {
-    const file = join(callsDir(genDir), `${seq}.json`);
-    try {
-      calls.push(JSON.parse(readText(file)) as WireCallRecord);
-    } catch (cause) {
-      if (cause instanceof ProtocolError) throw cause;
-      throw new ProtocolError('a call record is not valid JSON', file, { cause });
-    }
+    calls.push(parseRecord(join(callsDir(genDir), `${seq}.json`)));
   }
   const queueText = readText(queuePath(genDir));
   const queue = queueText === '' ? [] : queueText.slice(0, -1).split('\n');
@@ -116,6 +112,15 @@ export function countCalls(stateDir: string): number {
 /** Number of responses in the live queue. */
 export function queueLength(stateDir: string): number {
   return countLines(readText(queuePath(liveGeneration(stateDir))));
+}
+
+function parseRecord(file: string): WireCallRecord {
+  const text = readText(file);
+  try {
+    return JSON.parse(text) as WireCallRecord;
+  } catch (cause) {
+    throw new ProtocolError('a call record is not valid JSON', file, { cause });
+  }
 }
 
 function callNumbers(genDir: string): number[] {

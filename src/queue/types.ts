@@ -27,6 +27,12 @@ export interface WireConfig {
   stdinLimitBytes: number;
 }
 
+/** `state.json`: the live generation and the mock's options, read by every call. */
+export interface WireState {
+  generation: string;
+  config: WireConfig;
+}
+
 /** Where the response a call used came from. */
 export type ResponseSource = 'queue' | 'repeat' | 'fallback' | 'default' | 'none';
 

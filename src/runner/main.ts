@@ -8,7 +8,7 @@ import { queuePath } from '../queue/layout.js';
 import { LockTimeoutError } from '../queue/lock.js';
 import { updateCallRecord } from '../queue/records.js';
 import { responseProblem } from '../queue/response-schema.js';
-import type { ResponseSource, WireCallRecord, WireResponse } from '../queue/types.js';
+import type { WireCallRecord, WireResponse } from '../queue/types.js';
 import { pickEnv } from './env.js';
 import { writeAll } from './output.js';
 import { readStdin } from './stdin.js';
@@ -19,12 +19,6 @@ import { readStdin } from './stdin.js';
  * the response out: delay, files, output, exit code. Diagnostics are one line
  * on stderr starting with "shimkit:".
  */
-
-interface Decision {
-  source: ResponseSource;
-  index?: number;
-  response?: WireResponse;
-}
 
 async function main(argv: string[]): Promise<void> {
   const startedAt = Date.now();
@@ -54,9 +48,8 @@ async function main(argv: string[]): Promise<void> {
     );
   }
 
-  const { config, genDir, seq } = claim;
-  const record: WireCallRecord = claim.record;
-  const label = `mock "${config.name}" call #${seq}`;
+  const { config, genDir, record } = claim;
+  const label = `mock "${config.name}" call #${record.seq}`;
   const finish = (status: WireCallRecord['status'], exitCode: number, diagnostic?: string) => {
     if (diagnostic) writeAll(2, Buffer.from(`shimkit: ${diagnostic}\n`));
     Object.assign(record, { status, exitCode, endedAt: Date.now() });
@@ -69,23 +62,13 @@ async function main(argv: string[]): Promise<void> {
     process.exit(exitCode);
   };
 
-  let decision: Decision;
+  let response: WireResponse | undefined;
   try {
-    decision = decide(claim);
+    response = responseFor(claim);
   } catch (error) {
     return finish('failed', MockExitCode.broken, describeFailure(error));
   }
-  Object.assign(
-    record,
-    { source: decision.source },
-    decision.index ? { response: decision.index } : {},
-  );
-  try {
-    updateCallRecord(genDir, record);
-  } catch {
-    // See finish(): the output still goes to the caller.
-  }
-  if (!decision.response) {
+  if (!response) {
     const used =
       claim.total === 0 ? 'no responses were queued' : `all ${claim.total} responses are used`;
     return finish(
@@ -95,7 +78,6 @@ async function main(argv: string[]): Promise<void> {
     );
   }
 
-  const response = decision.response;
   const remaining = startedAt + config.timeoutMs - Date.now();
   const timer = setTimeout(
     () => {
@@ -135,14 +117,20 @@ async function main(argv: string[]): Promise<void> {
   finish('exited', response.exitCode ?? 0);
 }
 
-function decide(claim: Claim): Decision {
-  const { config, total, claimed } = claim;
-  if (claimed) return { source: 'queue', index: claimed, response: parseLine(claim, claimed) };
-  const exhausted = config.onExhausted;
-  if (typeof exhausted === 'object') return { source: 'fallback', response: exhausted.response };
-  if (exhausted === 'fail') return { source: 'none' };
-  if (total === 0) return { source: 'default', response: config.default ?? {} };
-  return { source: 'repeat', index: total, response: parseLine(claim, total) };
+/** The response the claim decided on; undefined when there is none (onExhausted: 'fail'). */
+function responseFor(claim: Claim): WireResponse | undefined {
+  const { config, record } = claim;
+  switch (record.source) {
+    case 'queue':
+    case 'repeat':
+      return parseLine(claim, record.response as number);
+    case 'fallback':
+      return typeof config.onExhausted === 'object' ? config.onExhausted.response : {};
+    case 'default':
+      return config.default ?? {};
+    default:
+      return undefined;
+  }
 }
 
 function parseLine(claim: Claim, n: number): WireResponse {

@@ -11,7 +11,10 @@ export async function callInParallel(mock: MockBinary, n: number): Promise<Exit[
 
 /** The live generation dir of a mock (to plant or watch its lock in tests). */
 export function generationDir(mock: MockBinary): string {
-  return join(mock.stateDir, readFileSync(join(mock.stateDir, 'current'), 'utf8').trim());
+  return join(
+    mock.stateDir,
+    JSON.parse(readFileSync(join(mock.stateDir, 'state.json'), 'utf8')).generation,
+  );
 }
 
 /** A tiny seeded PRNG (mulberry32), so a random storm can be replayed from its seed. */

@@ -13,6 +13,7 @@ const TRICKY_ARGS = [
   "it's",
   '"double"',
   '$HOME',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${…} argument is the point
   '${PATH}',
   '`uname`',
   '$(id)',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary, MockExitCode } from '../../src/index.js';
 import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+import { generationDir } from '../helpers/parallel.js';
 
 describe('response fields', () => {
   it('MB-03 writes stdout, stderr and the exit code as scripted', async () => {
@@ -202,8 +203,8 @@ describe('reset', () => {
 
   it('MB-02 reset() while a call waits for the queue lock: it fails loudly instead of claiming from the new queue', async () => {
     await using git = createMockBinary('git', { responses: [{ stdout: 'old' }] });
-    const { readFileSync: read, writeFileSync: write, readdirSync } = await import('node:fs');
-    const gen = join(git.stateDir, read(join(git.stateDir, 'current'), 'utf8').trim());
+    const { writeFileSync: write, readdirSync } = await import('node:fs');
+    const gen = generationDir(git);
     // Hold the lock as a live process (this one) so the call has to wait for it.
     write(join(gen, 'lock'), `${process.pid}\n`);
     const waiting = runCommand(git.path, ['blocked']);

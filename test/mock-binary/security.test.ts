@@ -96,33 +96,46 @@ describe('a broken state dir is a diagnostic, never a default response', () => {
     const r = await runCommand(copy);
     expect(r.code).toBe(MockExitCode.broken);
     expect(reason(r.stderr)).toBe(
-      `shimkit: a state file is missing (was the mock disposed or reset while this call ran?): ${join(git.stateDir, 'config.json')}`,
+      `shimkit: a state file is missing (was the mock disposed or reset while this call ran?): ${join(git.stateDir, 'state.json')}`,
     );
   });
 
   it('SEC-02 an unreadable or malformed state file exits with the broken code and names it', async () => {
     await using git = createMockBinary('git');
-    const config = join(git.stateDir, 'config.json');
-    const current = join(git.stateDir, 'current');
+    const state = join(git.stateDir, 'state.json');
+    const saved = readFileSync(state, 'utf8');
+    const cases: Array<[string, string]> = [
+      ['{not json', 'the mock state is not valid JSON'],
+      [
+        '{"generation":"../etc","config":{}}',
+        'the mock state names generation "../etc", not "g<n>"',
+      ],
+      ['{"generation":"g1"}', 'the mock state has no config'],
+    ];
+    for (const [content, message] of cases) {
+      writeFileSync(state, content);
+      const r = await runCommand(git.path);
+      expect(r.code, content).toBe(MockExitCode.broken);
+      expect(reason(r.stderr)).toBe(`shimkit: ${message}: ${state}`);
+    }
+    rmSync(state);
+    mkdirSync(state); // reading a directory fails the way an unreadable file does
+    const r = await runCommand(git.path);
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(reason(r.stderr)).toBe(`shimkit: a state file cannot be read (EISDIR): ${state}`);
+    rmSync(state, { recursive: true });
+    writeFileSync(state, saved);
+    expect((await runCommand(git.path)).code).toBe(0);
+  });
 
-    writeFileSync(current, 'nonsense\n');
-    let r = await runCommand(git.path);
+  it('SEC-02 a missing queue file in the live generation is a diagnostic, not an empty queue', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'x' }] });
+    const queue = join(generationDir(git), 'queue.jsonl');
+    rmSync(queue);
+    const r = await runCommand(git.path);
     expect(r.code).toBe(MockExitCode.broken);
     expect(reason(r.stderr)).toBe(
-      `shimkit: the generation pointer holds "nonsense", not "g<n>": ${current}`,
+      `shimkit: a state file is missing (was the mock disposed or reset while this call ran?): ${queue}`,
     );
-
-    const saved = readFileSync(config);
-    writeFileSync(config, '{not json');
-    r = await runCommand(git.path);
-    expect(reason(r.stderr)).toBe(`shimkit: the mock config is not valid JSON: ${config}`);
-
-    rmSync(config);
-    mkdirSync(config); // reading a directory fails the way an unreadable file does
-    r = await runCommand(git.path);
-    expect(r.code).toBe(MockExitCode.broken);
-    expect(reason(r.stderr)).toBe(`shimkit: a state file cannot be read (EISDIR): ${config}`);
-    rmSync(config, { recursive: true });
-    writeFileSync(config, saved);
   });
 });

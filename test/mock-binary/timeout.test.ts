@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary, MockExitCode } from '../../src/index.js';
@@ -52,10 +52,8 @@ describe('the shim never hangs forever', () => {
     await using tool = createMockBinary('tool', {
       responses: [{ delayMs: 100, stdout: 'in time' }],
     });
-    const config = JSON.parse(
-      (await import('node:fs')).readFileSync(join(tool.stateDir, 'config.json'), 'utf8'),
-    );
-    expect(config.timeoutMs).toBe(30_000);
+    const state = JSON.parse(readFileSync(join(tool.stateDir, 'state.json'), 'utf8'));
+    expect(state.config.timeoutMs).toBe(30_000);
     const r = await runCommand(tool.path);
     expect([r.code, r.stdout.toString()]).toEqual([0, 'in time']);
   });

@@ -1,0 +1,66 @@
+// `npm run bench`: measures, prints a table, and merges the figures into
+// bench/results.json (other benchmark suites keep their own sections).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { mockCall, parallel64, queueGrowth } from './mock-binary.mjs';
+
+const RESULTS = new URL('./results.json', import.meta.url);
+
+const targets = {
+  'mockCall.ratioToNode': (v) => v <= 1.1,
+  'parallel64.ratioToNode': (v) => v <= 1.1,
+  'parallel64.lost': (v) => v === 0,
+  'parallel64.duplicated': (v) => v === 0,
+  'queueGrowth.ratio1000to1': (v) => v <= 1.1,
+};
+const targetText = {
+  'mockCall.ratioToNode': '≤ 1.10',
+  'parallel64.ratioToNode': '≤ 1.10',
+  'parallel64.lost': '= 0',
+  'parallel64.duplicated': '= 0',
+  'queueGrowth.ratio1000to1': '≤ 1.10',
+};
+
+const only = process.argv.slice(2);
+// Ratios are paired within one run, but a busy machine still adds noise: record how busy it was.
+const loadAtStart = loadavg()[0];
+// The heavy parallel suite runs last so it does not leave the machine busy for the serial ones.
+const suites = { mockCall, queueGrowth, parallel64 };
+const results = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
+for (const [name, run] of Object.entries(suites)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stderr.write(`bench: ${name}…\n`);
+  results[name] = await run();
+}
+results.environment = {
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+  cpus: cpus().length,
+  loadAverageAtStart: Number(loadAtStart.toFixed(2)),
+  date: new Date().toISOString(),
+};
+writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+
+const rows = [];
+for (const [suite, figures] of Object.entries(results)) {
+  if (suite === 'environment') continue;
+  for (const [key, value] of Object.entries(figures)) {
+    const id = `${suite}.${key}`;
+    const check = targets[id];
+    rows.push([
+      id,
+      String(value),
+      targetText[id] ?? '',
+      check ? (check(value) ? 'ok' : 'MISSED') : '',
+    ]);
+  }
+}
+const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length), 6));
+const line = (r) =>
+  r
+    .map((c, i) => c.padEnd(widths[i]))
+    .join('  ')
+    .trimEnd();
+console.log(line(['figure', 'value', 'target', '']));
+for (const r of rows) console.log(line(r));
+console.log(`\n${JSON.stringify(results.environment)}\nwritten to bench/results.json`);
