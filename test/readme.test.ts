@@ -1,0 +1,140 @@
+// The README's examples, run as tests. Keep the two in step: each block here is
+// copied into README.md under the same heading.
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  createMockBinary,
+  createMockBinDir,
+  MockExitCode,
+  UnusedResponsesError,
+} from '../src/index.js';
+import { runCommand, spawnTracked, testDir } from './helpers/index.js';
+
+const run = promisify(execFile);
+
+describe('README examples', () => {
+  it('MB-01 README: mock git for one test', async () => {
+    // README: mock git for one test
+    await using git = createMockBinary('git');
+    git.enqueue({ stdout: 'main\n' });
+
+    const out = execFileSync('git', ['branch', '--show-current'], { env: git.env() });
+
+    expect(String(out)).toBe('main\n');
+    expect(git.lastCall()?.argv).toEqual(['branch', '--show-current']);
+    git.assertDone();
+  });
+
+  it('MB-05 README: script a sequence of answers', async () => {
+    // README: script a sequence of answers
+    await using gh = createMockBinary('gh', { onExhausted: 'fail' });
+    gh.enqueue([
+      { stdout: '{"state":"OPEN"}\n' },
+      { stderr: 'HTTP 502\n', exitCode: 1, delayMs: 50 },
+      { jsonl: [{ id: 1 }, { id: 2 }] },
+    ]);
+    const env = gh.env();
+
+    expect((await run('gh', ['pr', 'view'], { env })).stdout).toBe('{"state":"OPEN"}\n');
+    await expect(run('gh', ['pr', 'merge'], { env })).rejects.toMatchObject({
+      code: 1,
+      stderr: 'HTTP 502\n',
+    });
+    expect((await run('gh', ['api', 'issues'], { env })).stdout).toBe('{"id":1}\n{"id":2}\n');
+    // A fourth call has no response: it fails loudly instead of passing by accident.
+    await expect(run('gh', ['pr', 'close'], { env })).rejects.toMatchObject({
+      code: MockExitCode.unmatched,
+    });
+  });
+
+  it('MB-07 README: parallel calls, each response exactly once', async () => {
+    // README: parallel calls, each response exactly once
+    await using docker = createMockBinary('docker');
+    docker.enqueue(Array.from({ length: 64 }, (_, i) => ({ stdout: `container-${i + 1}\n` })));
+
+    const outputs = await Promise.all(
+      Array.from({ length: 64 }, () =>
+        run('docker', ['run', '-d', 'nginx'], { env: docker.env() }),
+      ),
+    );
+
+    expect(new Set(outputs.map((o) => o.stdout)).size).toBe(64); // no response served twice
+    expect(docker.callCount()).toBe(64); // none lost
+    docker.assertDone();
+  });
+
+  it('MB-09 README: several mocks, one PATH entry, for the program under test', async () => {
+    // README: several mocks, one PATH entry, for the program under test
+    await using bin = createMockBinDir();
+    const git = bin.mock('git', { responses: [{ stdout: 'release/2.4\n' }, { stdout: '' }] });
+    const deploy = bin.mock('deploy', { default: { stdout: 'ok\n' } });
+
+    const cli = fileURLToPath(
+      new URL('../examples/orchestrator/orchestrator.mjs', import.meta.url),
+    );
+    const result = await run(process.execPath, [cli], { env: bin.env() });
+
+    expect(result.stdout).toBe('eu-west: ok\nus-east: ok\nap-south: ok\n');
+    expect(git.calls().map((c) => c.argv)).toEqual([
+      ['rev-parse', '--abbrev-ref', 'HEAD'],
+      ['status', '--porcelain'],
+    ]);
+    expect(
+      deploy
+        .calls()
+        .map((c) => c.argv[1])
+        .sort(),
+    ).toEqual(['ap-south', 'eu-west', 'us-east']);
+  });
+
+  it('MB-12 README: a failing test explains itself', async () => {
+    // README: a failing test explains itself
+    await using git = createMockBinary('git', {
+      responses: [{ stdout: 'ok\n' }, { stdout: 'main' }, { exitCode: 1 }],
+    });
+    await run('git', ['status'], { env: git.env() });
+
+    expect(() => git.assertDone()).toThrow(UnusedResponsesError);
+    expect(() => git.assertDone()).toThrow(
+      'mock "git": 1 of 3 responses used; never used: #2 {stdout:"main"}, #3 {exitCode:1}\n' +
+        'calls (1):\n' +
+        '  #1 git status → response #1, exit 0',
+    );
+  });
+
+  it('MB-06 README: record env and stdin', async () => {
+    // README: record env and stdin
+    await using kubectl = createMockBinary('kubectl', {
+      recordEnv: ['KUBECONFIG'],
+      stdin: 'capture',
+    });
+
+    await runCommand('kubectl', ['apply', '-f', '-'], {
+      env: kubectl.env({ ...process.env, KUBECONFIG: '/tmp/kube.yaml' }),
+      input: 'kind: Pod\n',
+    });
+
+    expect(kubectl.lastCall()).toMatchObject({
+      argv: ['apply', '-f', '-'],
+      env: { KUBECONFIG: '/tmp/kube.yaml' },
+      stdin: 'kind: Pod\n',
+    });
+  });
+
+  it('MB-03 README: write files and wait for a call', async () => {
+    const cwd = testDir(); // README: mkdtempSync(join(tmpdir(), 'work-'))
+    // README: write files and wait for a call
+    await using pi = createMockBinary('pi');
+    pi.enqueue({ writeFiles: { 'out/plan.md': '# Plan\n' }, stdout: 'done\n', delayMs: 100 });
+
+    spawnTracked('pi', ['--mode', 'json'], { env: pi.env(), cwd }); // runs in the background
+    const [call] = await pi.waitForCalls(1, { timeoutMs: 10_000 });
+
+    expect(call?.exitCode).toBe(0);
+    expect(readFileSync(join(cwd, 'out/plan.md'), 'utf8')).toBe('# Plan\n');
+  });
+});
