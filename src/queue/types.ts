@@ -3,19 +3,47 @@
  * the writer, so the runner can trust their shape and stay small.
  */
 
-/** One line of `queue.jsonl`: a scripted response, already validated. */
-export interface WireResponse {
+/**
+ * One scripted response: what a single call of the mock does.
+ *
+ * @example
+ * git.enqueue({ stdout: 'main\n' });
+ * git.enqueue({ stderr: 'fatal: not a git repository\n', exitCode: 128 });
+ * git.enqueue({ delayMs: 200, writeFiles: { '.git/HEAD': 'ref: refs/heads/main\n' } });
+ */
+export interface MockResponse {
+  /** Text written to stdout (UTF-8). Flushed whole before the call exits. */
   stdout?: string;
+  /** Text written to stderr (UTF-8). */
   stderr?: string;
+  /** Bytes written to stdout, base64-encoded (for binary output). Not with `stdout`. */
   stdoutBase64?: string;
+  /** Bytes written to stderr, base64-encoded. Not with `stderr`. */
   stderrBase64?: string;
+  /**
+   * Exit code, 0–255; none is reserved for shimkit.
+   * @default 0
+   */
   exitCode?: number;
+  /**
+   * Wait this long before writing files and output. A delay beyond the mock's
+   * `timeoutMs` ends the call with a timeout diagnostic instead.
+   * @default 0
+   */
   delayMs?: number;
+  /** Values written to stdout as one JSON line each, after `stdout`. */
   jsonl?: unknown[];
+  /**
+   * Files to write before output: path → UTF-8 content. Relative paths resolve
+   * against the call's cwd; parent dirs are created.
+   */
   writeFiles?: Record<string, string>;
 }
 
-/** `config.json`: the mock's options. */
+/** One line of `queue.jsonl`: a validated `MockResponse` as JSON. */
+export type WireResponse = MockResponse;
+
+/** The mock's options as stored in `state.json`. */
 export interface WireConfig {
   version: 1;
   name: string;

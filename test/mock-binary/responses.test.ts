@@ -142,7 +142,7 @@ describe('queue order and exhaustion', () => {
     expect(r.code).toBe(MockExitCode.unmatched);
     expect(r.stdout.toString()).toBe('');
     expect(r.stderr.toString()).toBe(
-      'shimkit: mock "git" call #2 (git push --force) has no response: all 1 responses are used and onExhausted is "fail". Enqueue another response or set onExhausted.\n',
+      'shimkit: mock "git" call #2 (git push --force) has no response: the only queued response is used and onExhausted is "fail". Enqueue another response or set onExhausted.\n',
     );
     const last = git.lastCall();
     expect(last?.status).toBe('unmatched');
