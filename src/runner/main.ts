@@ -70,7 +70,11 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!response) {
     const used =
-      claim.total === 0 ? 'no responses were queued' : `all ${claim.total} responses are used`;
+      claim.total === 0
+        ? 'no responses were queued'
+        : claim.total === 1
+          ? 'the only queued response is used'
+          : `all ${claim.total} queued responses are used`;
     return finish(
       'unmatched',
       MockExitCode.unmatched,
