@@ -1,7 +1,8 @@
-import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import crossSpawn from 'cross-spawn';
 import { onTestFinished } from 'vitest';
 
 /** A fresh temp dir for this test, removed when it finishes. */
@@ -19,13 +20,16 @@ export interface Exit {
   pid: number;
 }
 
-/** Spawn a process that is force-killed when the test finishes if it still runs. */
+/**
+ * Spawn a process that is force-killed when the test finishes if it still runs.
+ * Through cross-spawn, as the README advises for `.cmd` shims on Windows.
+ */
 export function spawnTracked(
   command: string,
   args: readonly string[],
   options: SpawnOptions = {},
 ): ChildProcess {
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], ...options });
+  const child = crossSpawn(command, [...args], { stdio: ['pipe', 'pipe', 'pipe'], ...options });
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
