@@ -22,5 +22,6 @@ export type {
   MockResponse,
   WaitForCallsOptions,
 } from './mock-binary/types.js';
+export { ProtocolError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';
 export type { ResponseSource } from './queue/types.js';

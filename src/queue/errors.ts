@@ -1,15 +1,17 @@
-/**
- * A broken or vanished state dir. The runner turns this into a one-line
- * diagnostic and the `broken` exit code; it never falls back to a default
- * response. Kept free of the public error hierarchy so the runner stays small.
- */
-export class ProtocolError extends Error {
-  readonly file: string;
-  readonly code = 'ERR_SHIMKIT_PROTOCOL';
+import { ShimkitError } from '../internal/errors.js';
 
-  constructor(message: string, file: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ProtocolError';
+/**
+ * A mock's state dir is missing, unreadable or malformed. The runner turns it
+ * into a one-line diagnostic and the `broken` exit code, never a default
+ * response; in the test process it is thrown as is. The message ends with the
+ * file it concerns.
+ */
+export class ProtocolError extends ShimkitError {
+  /** The state file or dir that is missing, unreadable or malformed. */
+  readonly file: string;
+
+  constructor(reason: string, file: string, options?: { cause?: unknown }) {
+    super('ERR_SHIMKIT_PROTOCOL', `${reason.replace(/\.$/, '')}: ${file}`, options);
     this.file = file;
   }
 }

@@ -160,7 +160,7 @@ function outputBytes(text?: string, base64?: string, jsonl?: unknown[]): Buffer 
 
 /** One line: what went wrong and the file it concerns. */
 function describeFailure(error: unknown): string {
-  if (error instanceof ProtocolError) return `${error.message.replace(/\.$/, '')}: ${error.file}`;
+  if (error instanceof ProtocolError) return error.message;
   if (error instanceof LockTimeoutError)
     return `${error.message}; raise the mock's timeoutMs if this is expected`;
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -1,7 +1,13 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMockBinary, createMockBinDir, MockExitCode } from '../../src/index.js';
+import {
+  createMockBinary,
+  createMockBinDir,
+  MockExitCode,
+  ProtocolError,
+  ShimkitError,
+} from '../../src/index.js';
 import { runCommand, testDir } from '../helpers/index.js';
 import { generationDir } from '../helpers/parallel.js';
 
@@ -137,5 +143,25 @@ describe('a broken state dir is a diagnostic, never a default response', () => {
     expect(reason(r.stderr)).toBe(
       `shimkit: a state file is missing (was the mock disposed or reset while this call ran?): ${queue}`,
     );
+  });
+
+  it('SEC-02 the test process gets a ProtocolError naming the file, not a silent empty answer', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'x' }] });
+    const state = join(git.stateDir, 'state.json');
+    rmSync(state);
+    for (const read of [() => git.calls(), () => git.callCount(), () => git.assertDone()]) {
+      expect(read).toThrow(ProtocolError);
+      expect(read).toThrow(
+        `a state file is missing (was the mock disposed or reset while this call ran?): ${state}`,
+      );
+    }
+    let error: unknown;
+    try {
+      git.enqueue({ stdout: 'y' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ShimkitError);
+    expect(error).toMatchObject({ code: 'ERR_SHIMKIT_PROTOCOL', file: state });
   });
 });
