@@ -20,6 +20,9 @@ function toMockCall(record: WireCallRecord, claims: Map<number, number>): MockCa
   return {
     index: record.seq,
     argv: record.argv,
+    argvBytes: record.argvBase64
+      ? record.argvBase64.map((b) => Buffer.from(b, 'base64'))
+      : record.argv.map((a) => Buffer.from(a)),
     cwd: record.cwd,
     pid: record.pid,
     ppid: record.ppid,

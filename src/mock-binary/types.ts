@@ -69,6 +69,12 @@ export interface MockCall {
   index: number;
   /** The arguments, exactly as the call received them (without the command name). */
   argv: string[];
+  /**
+   * The arguments as bytes. Equal to `argv` in UTF-8, except where an argument
+   * was not valid UTF-8: then `argv` shows U+FFFD and this holds the real bytes
+   * (read from /proc/self/cmdline on Linux).
+   */
+  argvBytes: Buffer[];
   cwd: string;
   pid: number;
   ppid: number;

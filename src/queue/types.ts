@@ -71,6 +71,8 @@ export type CallStatus = 'running' | 'exited' | 'timed-out' | 'unmatched' | 'fai
 export interface WireCallRecord {
   seq: number;
   argv: string[];
+  /** The arguments' raw bytes, only when UTF-8 decoding of argv was lossy. */
+  argvBase64?: string[];
   cwd: string;
   pid: number;
   ppid: number;

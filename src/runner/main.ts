@@ -9,6 +9,7 @@ import { LockTimeoutError } from '../queue/lock.js';
 import { updateCallRecord } from '../queue/records.js';
 import { responseProblem } from '../queue/response-schema.js';
 import type { WireCallRecord, WireResponse } from '../queue/types.js';
+import { rawArgv } from './argv.js';
 import { pickEnv } from './env.js';
 import { writeAll } from './output.js';
 import { readStdin } from './stdin.js';
@@ -32,6 +33,7 @@ async function main(argv: string[]): Promise<void> {
       stateDir,
       (config) => ({
         argv: args,
+        argvBase64: rawArgv(args),
         cwd: process.cwd(),
         pid: process.pid,
         ppid: process.ppid,

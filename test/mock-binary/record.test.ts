@@ -71,6 +71,27 @@ describe('call records', () => {
     );
   });
 
+  it('MB-06 records the exact bytes of arguments that are not valid UTF-8', async () => {
+    await using tool = createMockBinary('tool');
+    // \377\376 and a lone continuation byte: no valid UTF-8 decoding exists.
+    const r = await runCommand('sh', [
+      '-c',
+      'exec "$0" "$(printf "a\\377\\376b")" "ok ✓" "$(printf "\\200")" ""',
+      tool.path,
+    ]);
+    expect(r.code).toBe(0);
+    const call = tool.lastCall();
+    expect(call?.argv).toEqual(['a\uFFFD\uFFFDb', 'ok ✓', '\uFFFD', '']);
+    expect(call?.argvBytes).toEqual([
+      Buffer.from([0x61, 0xff, 0xfe, 0x62]),
+      Buffer.from('ok ✓'),
+      Buffer.from([0x80]),
+      Buffer.alloc(0),
+    ]);
+    await runCommand(tool.path, ['plain', 'ünï']);
+    expect(tool.lastCall()?.argvBytes).toEqual([Buffer.from('plain'), Buffer.from('ünï')]);
+  });
+
   it('MB-06 records cwd, pid, ppid, start and end time, the response and the exit code', async () => {
     const cwd = testDir();
     await using tool = createMockBinary('tool', { responses: [{ exitCode: 4, delayMs: 50 }] });
