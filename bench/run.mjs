@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { mockCall, parallel64, queueGrowth } from './mock-binary.mjs';
+import { proxyRtt, proxyStalledReader, proxyThroughput } from './proxy.mjs';
 
 const RESULTS = new URL('./results.json', import.meta.url);
 
@@ -12,25 +13,48 @@ const targets = {
   'parallel64.lost': (v) => v === 0,
   'parallel64.duplicated': (v) => v === 0,
   'queueGrowth.ratio1000to1': (v) => v <= 1.1,
+  'proxy.rtt.p50RatioToDirect': (v) => v <= 1.5,
+  'proxy.stalledReader.growthMiB': (v) => v <= 64,
 };
+for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
+  targets[`proxy.throughput.${size}.ratioToPipe`] = (v) => v >= 0.9;
+}
 const targetText = {
   'mockCall.ratioToNode': '≤ 1.10',
   'parallel64.ratioToNode': '≤ 1.10',
   'parallel64.lost': '= 0',
   'parallel64.duplicated': '= 0',
   'queueGrowth.ratio1000to1': '≤ 1.10',
+  'proxy.rtt.p50RatioToDirect': '≤ 1.5',
+  'proxy.stalledReader.growthMiB': '≤ 64',
 };
+for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
+  targetText[`proxy.throughput.${size}.ratioToPipe`] = '≥ 0.9';
+}
 
 const only = process.argv.slice(2);
 // Ratios are paired within one run, but a busy machine still adds noise: record how busy it was.
 const loadAtStart = loadavg()[0];
 // The heavy parallel suite runs last so it does not leave the machine busy for the serial ones.
-const suites = { mockCall, queueGrowth, parallel64 };
+const suites = {
+  mockCall,
+  queueGrowth,
+  parallel64,
+  'proxy.throughput': proxyThroughput,
+  'proxy.rtt': proxyRtt,
+  'proxy.stalledReader': proxyStalledReader,
+};
 const results = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
 for (const [name, run] of Object.entries(suites)) {
-  if (only.length > 0 && !only.includes(name)) continue;
+  if (only.length > 0 && !only.some((o) => name === o || name.startsWith(`${o}.`))) continue;
   process.stderr.write(`bench: ${name}…\n`);
-  results[name] = await run();
+  const [head, tail] = name.split('.');
+  if (tail) {
+    results[head] ??= {};
+    results[head][tail] = await run();
+  } else {
+    results[name] = await run();
+  }
 }
 results.environment = {
   node: process.version,

@@ -22,6 +22,27 @@ export type {
   MockResponse,
   WaitForCallsOptions,
 } from './mock-binary/types.js';
+export type { Address } from './proxy/address.js';
+export type { Clock } from './proxy/clock.js';
+export type { ProxyConnection, SeverMode } from './proxy/connection.js';
+export type { WayCount } from './proxy/counters.js';
+export { FrameTooLargeError, UpstreamConnectError } from './proxy/errors.js';
+export type {
+  Direction,
+  FaultAction,
+  FaultRule,
+  FrameSelector,
+  SeedFaultPlan,
+} from './proxy/faults.js';
+export { encodeFrame } from './proxy/framing.js';
+export {
+  createFrameProxy,
+  type FaultEvent,
+  type FrameEvent,
+  FrameProxy,
+  type FrameProxyOptions,
+  type FrameProxyStats,
+} from './proxy/proxy.js';
 export { ProtocolError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';
 export type { ResponseSource } from './queue/types.js';

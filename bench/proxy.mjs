@@ -1,0 +1,164 @@
+// PERF-04 / PERF-05: the frame proxy against a direct connection and a plain
+// `a.pipe(b)` relay, client, middle and server each in its own process, over
+// Unix sockets. Ratios are taken per round (alternating order) and the median kept.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, round } from './lib.mjs';
+
+const MiB = 1024 * 1024;
+const peer = (name) => fileURLToPath(new URL(`./peers/${name}.mjs`, import.meta.url));
+
+function start(name, args) {
+  const child = spawn(process.execPath, [peer(name), ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = [];
+  const waiters = [];
+  let rest = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (text) => {
+    rest += text;
+    let at = rest.indexOf('\n');
+    while (at !== -1) {
+      lines.push(rest.slice(0, at));
+      rest = rest.slice(at + 1);
+      at = rest.indexOf('\n');
+      waiters.shift()?.();
+    }
+  });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  return {
+    pid: child.pid,
+    async line() {
+      while (lines.length === 0) await new Promise((r) => waiters.push(r));
+      return lines.shift();
+    },
+    exited,
+    async stop() {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+/** A server, and in front of it nothing ('direct'), a pipe relay, or the proxy; returns where clients go. */
+async function topology(kind, serverMode) {
+  const dir = mkdtempSync(join(tmpdir(), 'shimkit-bench-'));
+  const serverPath = join(dir, 's.sock');
+  const server = start('sink', [serverPath, serverMode]);
+  await server.line();
+  let middle;
+  let target = serverPath;
+  if (kind !== 'direct') {
+    target = join(dir, 'm.sock');
+    middle = start(kind === 'pipe' ? 'relay' : 'proxy', [target, serverPath]);
+    await middle.line();
+  }
+  return {
+    server,
+    middle,
+    target,
+    async close() {
+      await middle?.stop();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function throughputOnce(kind, size, total) {
+  const t = await topology(kind, 'count');
+  const source = start('source', [t.target, String(size), String(total)]);
+  const { bytes, ms } = JSON.parse(await t.server.line());
+  await source.exited;
+  await t.close();
+  return bytes / MiB / (ms / 1000);
+}
+
+const SIZES = [
+  ['16B', 16, 48 * MiB],
+  ['64B', 64, 96 * MiB],
+  ['1KiB', 1024, 256 * MiB],
+  ['4KiB', 4096, 256 * MiB],
+  ['64KiB', 64 * 1024, 512 * MiB],
+  ['1MiB', MiB, 512 * MiB],
+];
+
+export async function proxyThroughput({ rounds = 3 } = {}) {
+  const out = {};
+  for (const [label, size, total] of SIZES) {
+    const speeds = { direct: [], pipe: [], proxy: [] };
+    const toPipe = [];
+    const toDirect = [];
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? ['direct', 'pipe', 'proxy'] : ['proxy', 'pipe', 'direct'];
+      const got = {};
+      for (const kind of order) got[kind] = await throughputOnce(kind, size, total);
+      for (const kind of order) speeds[kind].push(got[kind]);
+      toPipe.push(got.proxy / got.pipe);
+      toDirect.push(got.proxy / got.direct);
+    }
+    out[label] = {
+      proxyMiBps: round(median(speeds.proxy), 1),
+      pipeMiBps: round(median(speeds.pipe), 1),
+      directMiBps: round(median(speeds.direct), 1),
+      ratioToPipe: round(median(toPipe)),
+      ratioToDirect: round(median(toDirect)),
+    };
+    process.stderr.write(`  ${label}: ${JSON.stringify(out[label])}\n`);
+  }
+  return out;
+}
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export async function proxyRtt({ rounds = 3, count = 2000 } = {}) {
+  const rtts = { direct: [], proxy: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const kind of r % 2 === 0 ? ['direct', 'proxy'] : ['proxy', 'direct']) {
+      const t = await topology(kind, 'echo');
+      const client = start('pingpong', [t.target, String(count)]);
+      const samples = JSON.parse(await client.line());
+      rtts[kind].push(...samples.slice(Math.floor(count / 10))); // drop the warm-up tenth
+      await client.exited;
+      await t.close();
+    }
+  }
+  const p = (kind, q) => percentile(rtts[kind], q);
+  return {
+    directP50Ms: round(p('direct', 50), 4),
+    proxyP50Ms: round(p('proxy', 50), 4),
+    directP99Ms: round(p('direct', 99), 4),
+    proxyP99Ms: round(p('proxy', 99), 4),
+    p50RatioToDirect: round(p('proxy', 50) / p('direct', 50)),
+    p99RatioToDirect: round(p('proxy', 99) / p('direct', 99)),
+  };
+}
+
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)[1]) / 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** PERF-05: the proxy's memory while a client streams 1 GiB at a server that never reads. */
+export async function proxyStalledReader({ seconds = 3 } = {}) {
+  const t = await topology('proxy', 'stall');
+  const idle = memoryOf(t.middle.pid).rss;
+  const source = start('source', [t.target, String(64 * 1024), String(1024 * MiB)]);
+  await new Promise((r) => setTimeout(r, seconds * 1000)); // a benchmark may wait: it measures what a stall costs
+  const { peak } = memoryOf(t.middle.pid);
+  await t.close();
+  await source.exited;
+  return {
+    idleRssMiB: round(idle, 1),
+    peakRssMiB: round(peak, 1),
+    growthMiB: round(peak - idle, 1),
+  };
+}

@@ -1,0 +1,177 @@
+import type { Socket } from 'node:net';
+import type { Clock } from './clock.js';
+import { Tally, type WayCount } from './counters.js';
+import type { FaultAction, Rule, Way } from './faults.js';
+import type { LengthPrefix } from './framing.js';
+import { Outbox } from './outbox.js';
+import { Pump, type PumpContext } from './pump.js';
+
+/** How a connection is closed on cue: FIN (a clean end) or RST (a reset, where the transport has one). */
+export type SeverMode = 'fin' | 'rst';
+
+/** What a connection needs from its proxy. */
+export interface ConnectionHost {
+  clock: Clock;
+  framing: LengthPrefix;
+  maxFrameBytes: number;
+  seed: number;
+  outboxLimit: number;
+  total: Tally;
+  match(connection: number, way: Way, frame: number): Rule | undefined;
+  mayHit(connection: number, way: Way): boolean;
+  tooLarge(connection: number, way: Way, frame: number, declaredLength: number): void;
+  faulted(connection: number, way: Way, frame: number, action: FaultAction): void;
+  onFrame: ((connection: number, way: Way, frame: number, length: number) => void) | undefined;
+  closed(connection: ProxyConnection): void;
+}
+
+/** One client connection and its upstream twin. */
+export class ProxyConnection {
+  /** 1-based, in accept order. */
+  readonly id: number;
+  readonly #client: Socket;
+  readonly #upstream: Socket;
+  readonly #tally: Tally;
+  readonly #pumps: Record<Way, Pump>;
+  readonly #outboxes: Record<Way, Outbox>;
+  #open = true;
+  #closing = false;
+
+  /** @internal */
+  constructor(id: number, client: Socket, upstream: Socket, host: ConnectionHost) {
+    this.id = id;
+    this.#client = client;
+    this.#upstream = upstream;
+    this.#tally = new Tally(host.total);
+    const context: PumpContext = {
+      connection: id,
+      maxFrameBytes: host.maxFrameBytes,
+      seed: host.seed,
+      now: () => host.clock.now(),
+      match: (way, frame) => host.match(id, way, frame),
+      mayHit: (way) => host.mayHit(id, way),
+      tooLarge: (way, frame, length) => {
+        this.sever({ mode: 'fin' });
+        host.tooLarge(id, way, frame, length);
+      },
+      faulted: (way, frame, action) => {
+        this.#tally.fault(action);
+        host.faulted(id, way, frame, action);
+      },
+      sever: (mode, after) => {
+        if (after) after.afterFlush(() => this.sever({ mode }));
+        else this.sever({ mode });
+      },
+      get onFrame() {
+        const report = host.onFrame;
+        return report
+          ? (way: Way, frame: number, length: number) => report(id, way, frame, length)
+          : undefined;
+      },
+    };
+    this.#outboxes = {
+      c2s: new Outbox('c2s', client, upstream, this.#tally, host.clock, host.outboxLimit),
+      s2c: new Outbox('s2c', upstream, client, this.#tally, host.clock, host.outboxLimit),
+    };
+    this.#pumps = {
+      c2s: new Pump('c2s', this.#outboxes.c2s, host.framing, context),
+      s2c: new Pump('s2c', this.#outboxes.s2c, host.framing, context),
+    };
+    client.on('data', (chunk: Buffer) => this.#pumps.c2s.data(chunk));
+    upstream.on('data', (chunk: Buffer) => this.#pumps.s2c.data(chunk));
+    // Half-close: one side ending its writes ends the other side's, after what was forwarded.
+    client.on('end', () => this.#pumps.c2s.end());
+    upstream.on('end', () => this.#pumps.s2c.end());
+    // An error on either side (a reset, a broken pipe) ends the connection,
+    // unless it is being severed on cue (then the sever decides how).
+    const onError = () => {
+      if (!this.#closing) this.#destroy();
+    };
+    client.on('error', onError);
+    upstream.on('error', onError);
+    let closedSides = 0;
+    const onClose = () => {
+      closedSides += 1;
+      if (closedSides === 2) {
+        this.#open = false;
+        host.closed(this);
+      } else if (!this.#closing) {
+        this.#destroy();
+      }
+    };
+    client.on('close', onClose);
+    upstream.on('close', onClose);
+  }
+
+  /** Whether either socket is still open. */
+  get open(): boolean {
+    return this.#open;
+  }
+
+  /** Frames forwarded in one direction on this connection. */
+  forwarded(direction: Way): number {
+    return this.#tally[direction].frames;
+  }
+
+  /** Frames and bytes per direction and faults by kind, on this connection. */
+  stats(): {
+    id: number;
+    open: boolean;
+    c2s: WayCount;
+    s2c: WayCount;
+    faults: Partial<Record<FaultAction, number>>;
+  } {
+    return { id: this.id, open: this.#open, ...this.#tally.snapshot() };
+  }
+
+  /**
+   * Close both sides now: `'fin'` ends them cleanly, `'rst'` resets them
+   * (TCP; a Unix socket has no reset and is closed). Nothing more is forwarded.
+   */
+  sever(options: { mode?: SeverMode } = {}): void {
+    if (this.#closing) return;
+    this.#closing = true;
+    const mode = options.mode ?? 'fin';
+    for (const way of ['c2s', 's2c'] as const) {
+      this.#pumps[way].stop();
+      this.#outboxes[way].close();
+    }
+    for (const socket of [this.#client, this.#upstream]) {
+      if (mode === 'rst') reset(socket);
+      else {
+        socket.end(() => socket.destroy());
+        socket.resume(); // read and discard, so the peer sees a clean end, not a reset
+      }
+    }
+  }
+
+  /** @internal Close both sockets at once (the proxy is closing). */
+  destroy(): void {
+    this.#destroy();
+  }
+
+  #destroy(): void {
+    this.#closing = true;
+    for (const way of ['c2s', 's2c'] as const) {
+      this.#pumps[way].stop();
+      this.#outboxes[way].close();
+    }
+    this.#client.destroy();
+    this.#upstream.destroy();
+  }
+}
+
+/**
+ * Reset a TCP socket (RST); close any other kind. The reset waits for bytes
+ * already written to leave and a moment more: on Linux a reset that lands
+ * while the peer still has unread data is reported to it as a plain end of
+ * stream.
+ */
+function reset(socket: Socket): void {
+  socket.pause();
+  if (typeof socket.resetAndDestroy !== 'function' || !socket.remoteAddress) {
+    socket.destroy();
+    return;
+  }
+  socket.write(Buffer.alloc(0), () => setTimeout(() => socket.resetAndDestroy(), 1));
+}

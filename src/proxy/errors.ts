@@ -1,0 +1,53 @@
+import { ShimkitError } from '../internal/errors.js';
+import type { Direction } from './faults.js';
+
+/**
+ * A frame header declared more than `maxFrameBytes`. The proxy closes both
+ * directions of that connection without allocating the body; other
+ * connections carry on.
+ */
+export class FrameTooLargeError extends ShimkitError {
+  /** 1-based connection number, in accept order. */
+  readonly connection: number;
+  readonly direction: Exclude<Direction, 'both'>;
+  /** 1-based index of the frame in that direction of that connection. */
+  readonly frame: number;
+  readonly declaredLength: number;
+  readonly maxFrameBytes: number;
+
+  constructor(details: {
+    connection: number;
+    direction: Exclude<Direction, 'both'>;
+    frame: number;
+    declaredLength: number;
+    maxFrameBytes: number;
+  }) {
+    super(
+      'ERR_SHIMKIT_FRAME_TOO_LARGE',
+      `Frame ${details.frame} (${details.direction}) on proxy connection ${details.connection} declares ${details.declaredLength} bytes, more than maxFrameBytes ${details.maxFrameBytes}; the connection was closed. Raise maxFrameBytes if such frames are legitimate.`,
+    );
+    this.connection = details.connection;
+    this.direction = details.direction;
+    this.frame = details.frame;
+    this.declaredLength = details.declaredLength;
+    this.maxFrameBytes = details.maxFrameBytes;
+  }
+}
+
+/** The proxy could not connect to its upstream for a new client; that client was closed. */
+export class UpstreamConnectError extends ShimkitError {
+  /** The upstream address, as a socket path or `host:port`. */
+  readonly upstream: string;
+  readonly connection: number;
+
+  constructor(upstream: string, connection: number, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      'ERR_SHIMKIT_UPSTREAM_CONNECT',
+      `Proxy connection ${connection}: cannot connect to upstream ${upstream} (${reason}); the client connection was closed. Is the server listening there?`,
+      { cause },
+    );
+    this.upstream = upstream;
+    this.connection = connection;
+  }
+}

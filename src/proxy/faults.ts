@@ -1,0 +1,300 @@
+import { describeValue, nearest, oneOf } from '../internal/describe.js';
+import { InvalidOptionError } from '../internal/errors.js';
+
+/** Which way a frame travels: client to server, server to client, or either. */
+export type Direction = 'c2s' | 's2c' | 'both';
+export type Way = Exclude<Direction, 'both'>;
+
+/** Which frames a rule targets: one (1-based), every k-th, or a range (inclusive). */
+export type FrameSelector = number | { every: number } | { from: number; to?: number };
+
+export type FaultAction =
+  | 'drop'
+  | 'duplicate'
+  | 'delay'
+  | 'corrupt'
+  | 'truncate'
+  | 'reorder'
+  | 'sever-mid-frame'
+  | 'sever-after'
+  | 'reset';
+
+/**
+ * One fault: what to do to which frames.
+ *
+ * @example
+ * { action: 'drop', direction: 'c2s', frame: 3 }                 // the 3rd client frame of every connection
+ * { action: 'delay', direction: 's2c', frame: { every: 1 }, delayMs: 50 }
+ * { action: 'sever-mid-frame', direction: 'c2s', connection: 2, frame: 1 }
+ */
+export interface FaultRule {
+  action: FaultAction;
+  /** @default 'both' */
+  direction?: Direction;
+  /** 1-based connection number in accept order. @default every connection */
+  connection?: number;
+  /** Frame(s), 1-based, counted per connection per direction. @default every frame */
+  frame?: FrameSelector;
+  /** Chance (0–1) that a targeted frame is hit; reproducible with the proxy's `seed`. @default 1 */
+  probability?: number;
+  /** `delay`: how long to hold the frame (later frames that way queue behind it). */
+  delayMs?: number;
+  /** `corrupt`: how many body bits to flip. @default 1 */
+  bits?: number;
+  /** `truncate` / `sever-mid-frame`: body bytes kept before the cut. @default half the body */
+  keepBytes?: number;
+}
+
+/**
+ * The seed's fault plan: one direction for all, 1-based frame numbers.
+ * Means the same as the equivalent rules.
+ *
+ * @example
+ * { direction: 'c2s', drop_frame: 2, delay: 50 }
+ */
+export interface SeedFaultPlan {
+  direction: Direction;
+  drop_frame?: number;
+  sever_mid_frame?: number;
+  /** Milliseconds (or `"50ms"`) added to every frame that way. */
+  delay?: number | string;
+  duplicate_frame?: number;
+}
+
+export const ACTIONS: readonly FaultAction[] = [
+  'drop',
+  'duplicate',
+  'delay',
+  'corrupt',
+  'truncate',
+  'reorder',
+  'sever-mid-frame',
+  'sever-after',
+  'reset',
+];
+const DIRECTIONS: readonly Direction[] = ['c2s', 's2c', 'both'];
+const RULE_KEYS = [
+  'action',
+  'direction',
+  'connection',
+  'frame',
+  'probability',
+  'delayMs',
+  'bits',
+  'keepBytes',
+];
+const PLAN_KEYS = ['direction', 'drop_frame', 'sever_mid_frame', 'delay', 'duplicate_frame'];
+
+/** A validated rule with its defaults filled in. */
+export interface Rule {
+  index: number;
+  action: FaultAction;
+  ways: ReadonlySet<Way>;
+  connection: number | undefined;
+  matchesFrame: (frame: number) => boolean;
+  probability: number;
+  delayMs: number;
+  bits: number;
+  keepBytes: number | undefined;
+}
+
+/** Validate rules or a seed plan, naming the option, the value and the accepted set. */
+export function parseFaults(faults: unknown, where = 'faults'): Rule[] {
+  if (faults === undefined) return [];
+  if (Array.isArray(faults)) return faults.map((rule, i) => parseRule(rule, i, `${where}[${i}]`));
+  if (isObject(faults) && 'direction' in faults && !('action' in faults)) {
+    return fromSeedPlan(faults, where).map((rule, i) => parseRule(rule, i, where));
+  }
+  if (isObject(faults) && 'action' in faults) return [parseRule(faults, 0, where)];
+  throw new InvalidOptionError(
+    `Expected the \`${where}\` option to be an array of fault rules ({ action, direction, frame, … }) or a seed plan ({ direction, drop_frame, … }), got ${describeValue(faults)}.`,
+  );
+}
+
+function parseRule(value: unknown, index: number, where: string): Rule {
+  if (!isObject(value)) {
+    throw new InvalidOptionError(
+      `Expected \`${where}\` to be a fault rule object, got ${describeValue(value)}.`,
+    );
+  }
+  unknownKeys(value, RULE_KEYS, where);
+  const bad = (key: string, expected: string) =>
+    new InvalidOptionError(
+      `Expected the \`${key}\` option of \`${where}\` to be ${expected}, got ${describeValue(value[key])}.`,
+    );
+  const action = value.action as FaultAction;
+  if (!ACTIONS.includes(action)) throw bad('action', oneOf(ACTIONS));
+  const direction = (value.direction ?? 'both') as Direction;
+  if (!DIRECTIONS.includes(direction)) throw bad('direction', oneOf(DIRECTIONS));
+  const connection = value.connection;
+  if (connection !== undefined && !isPositiveInt(connection))
+    throw bad('connection', 'a connection number >= 1');
+  const probability = value.probability ?? 1;
+  if (typeof probability !== 'number' || !(probability >= 0 && probability <= 1)) {
+    throw bad('probability', 'a number from 0 to 1');
+  }
+  const delayMs = value.delayMs ?? 0;
+  if (action === 'delay' && value.delayMs === undefined)
+    throw bad('delayMs', 'a number of milliseconds >= 0 (required by "delay")');
+  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
+    throw bad('delayMs', 'a number of milliseconds >= 0');
+  }
+  const bits = value.bits ?? 1;
+  if (!isPositiveInt(bits)) throw bad('bits', 'an integer >= 1');
+  const keepBytes = value.keepBytes;
+  if (keepBytes !== undefined && !(Number.isInteger(keepBytes) && (keepBytes as number) >= 0)) {
+    throw bad('keepBytes', 'an integer >= 0');
+  }
+  return {
+    index,
+    action,
+    ways: new Set<Way>(direction === 'both' ? ['c2s', 's2c'] : [direction]),
+    connection: connection as number | undefined,
+    matchesFrame: frameMatcher(value.frame, where),
+    probability,
+    delayMs,
+    bits: bits as number,
+    keepBytes: keepBytes as number | undefined,
+  };
+}
+
+function frameMatcher(frame: unknown, where: string): (n: number) => boolean {
+  const expected = 'a frame number >= 1, { every: k } or { from, to } (1-based)';
+  const fail = () =>
+    new InvalidOptionError(
+      `Expected the \`frame\` option of \`${where}\` to be ${expected}, got ${describeValue(frame)}.`,
+    );
+  if (frame === undefined) return () => true;
+  if (isPositiveInt(frame)) return (n) => n === frame;
+  if (isObject(frame) && 'every' in frame) {
+    if (!isPositiveInt(frame.every) || Object.keys(frame).length !== 1) throw fail();
+    const k = frame.every as number;
+    return (n) => n % k === 0;
+  }
+  if (isObject(frame) && 'from' in frame) {
+    const { from, to } = frame;
+    if (
+      !isPositiveInt(from) ||
+      (to !== undefined && !(isPositiveInt(to) && (to as number) >= (from as number)))
+    ) {
+      throw fail();
+    }
+    if (Object.keys(frame).some((k) => k !== 'from' && k !== 'to')) throw fail();
+    const last = (to as number | undefined) ?? Number.POSITIVE_INFINITY;
+    return (n) => n >= (from as number) && n <= last;
+  }
+  throw fail();
+}
+
+function fromSeedPlan(plan: Record<string, unknown>, where: string): FaultRule[] {
+  unknownKeys(plan, PLAN_KEYS, where);
+  const direction = plan.direction as Direction;
+  if (!DIRECTIONS.includes(direction)) {
+    throw new InvalidOptionError(
+      `Expected the \`direction\` option of \`${where}\` to be ${oneOf(DIRECTIONS)}, got ${describeValue(direction)}.`,
+    );
+  }
+  const rules: FaultRule[] = [];
+  const frameOf = (key: string) => {
+    const v = plan[key];
+    if (!isPositiveInt(v)) {
+      throw new InvalidOptionError(
+        `Expected the \`${key}\` option of \`${where}\` to be a frame number >= 1, got ${describeValue(v)}.`,
+      );
+    }
+    return v as number;
+  };
+  if (plan.drop_frame !== undefined)
+    rules.push({ action: 'drop', direction, frame: frameOf('drop_frame') });
+  if (plan.duplicate_frame !== undefined) {
+    rules.push({ action: 'duplicate', direction, frame: frameOf('duplicate_frame') });
+  }
+  if (plan.sever_mid_frame !== undefined) {
+    rules.push({ action: 'sever-mid-frame', direction, frame: frameOf('sever_mid_frame') });
+  }
+  if (plan.delay !== undefined)
+    rules.push({
+      action: 'delay',
+      direction,
+      delayMs: parseDuration(plan.delay, `${where}.delay`),
+    });
+  return rules; // a plan with a direction and no fault forwards everything
+}
+
+/** `50`, `"50ms"`, `"1.5s"` → milliseconds. */
+export function parseDuration(value: unknown, where: string): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  const match = typeof value === 'string' ? /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value.trim()) : null;
+  if (match) return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
+  throw new InvalidOptionError(
+    `Expected \`${where}\` to be a duration such as 50, "50ms" or "1.5s", got ${describeValue(value)}.`,
+  );
+}
+
+function unknownKeys(value: Record<string, unknown>, keys: readonly string[], where: string): void {
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) {
+      const guess = nearest(key, keys);
+      throw new InvalidOptionError(
+        `Unknown key \`${key}\` in \`${where}\`.${guess ? ` Did you mean \`${guess}\`?` : ''} Valid keys: ${keys.join(', ')}.`,
+      );
+    }
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isPositiveInt(value: unknown): boolean {
+  return Number.isInteger(value) && (value as number) >= 1;
+}
+
+/**
+ * The first rule that hits this frame, or undefined. A probability draw is a
+ * pure function of (seed, rule, connection, direction, frame), so the same
+ * seed and traffic give the same faults however the two directions interleave.
+ */
+export function matchRule(
+  rules: readonly Rule[],
+  way: Way,
+  connection: number,
+  frame: number,
+  seed: number,
+): Rule | undefined {
+  for (const rule of rules) {
+    if (!rule.ways.has(way)) continue;
+    if (rule.connection !== undefined && rule.connection !== connection) continue;
+    if (!rule.matchesFrame(frame)) continue;
+    if (
+      rule.probability < 1 &&
+      draw(seed, rule.index, connection, way === 'c2s' ? 0 : 1, frame) >= rule.probability
+    ) {
+      continue;
+    }
+    return rule;
+  }
+  return undefined;
+}
+
+/** A uniform number in [0, 1) from a hash of the inputs (deterministic). */
+export function draw(...inputs: number[]): number {
+  let h = 0x9e3779b9;
+  for (const input of inputs) {
+    h = Math.imul(h ^ (input >>> 0), 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    // Fold in the high part of large numbers too.
+    h = Math.imul(h ^ Math.floor(input / 4294967296), 0x27d4eb2f);
+    h ^= h >>> 15;
+  }
+  return (h >>> 0) / 4294967296;
+}
+
+/** Whether any rule could hit this connection in this direction (skips matching on the fast path). */
+export function mayHit(rules: readonly Rule[], way: Way, connection: number): boolean {
+  return rules.some(
+    (r) => r.ways.has(way) && (r.connection === undefined || r.connection === connection),
+  );
+}

@@ -1,0 +1,388 @@
+import { EventEmitter } from 'node:events';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { describeValue } from '../internal/describe.js';
+import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { onProcessExit } from '../internal/exit-cleanup.js';
+import {
+  type Address,
+  clearStaleSocket,
+  formatAddress,
+  type ResolvedAddress,
+  resolveAddress,
+} from './address.js';
+import { type Clock, realClock } from './clock.js';
+import { ProxyConnection, type SeverMode } from './connection.js';
+import { Tally, type WayCount } from './counters.js';
+import { FrameTooLargeError, UpstreamConnectError } from './errors.js';
+import {
+  type FaultAction,
+  type FaultRule,
+  matchRule,
+  mayHit,
+  parseFaults,
+  type Rule,
+  type SeedFaultPlan,
+  type Way,
+} from './faults.js';
+import { type LengthPrefix, resolveFraming } from './framing.js';
+
+export interface FrameProxyOptions {
+  /** Where clients connect: a Unix socket path, or `{ host, port }` (port 0 picks a free one). */
+  listen: Address;
+  /** The real server: a Unix socket path, or `{ host, port }`. */
+  upstream: Address;
+  /**
+   * How frames are delimited. `'u32be'`: a 4-byte big-endian length, then the body.
+   * @default 'u32be'
+   */
+  framing?: 'u32be';
+  /**
+   * A header declaring more closes that connection with a `FrameTooLargeError`.
+   * @default 67108864 (64 MiB)
+   */
+  maxFrameBytes?: number;
+  /**
+   * Faults to inject: rules, or the seed plan `{ direction, drop_frame, sever_mid_frame, delay, duplicate_frame }`.
+   * @example [{ action: 'drop', direction: 'c2s', frame: 3 }]
+   */
+  faults?: FaultRule[] | FaultRule | SeedFaultPlan;
+  /**
+   * Seed for `probability` draws and `corrupt` bit positions: the same seed and traffic give the same faults.
+   * @default 1
+   */
+  seed?: number;
+  /** Time source for `delay` faults (inject a fake one to drive delays from a test). @default real time */
+  clock?: Clock;
+  /**
+   * Bytes a direction may queue behind a delayed frame before the sender is paused.
+   * @default 1048576
+   */
+  queueLimitBytes?: number;
+}
+
+export interface FrameProxyStats {
+  c2s: WayCount;
+  s2c: WayCount;
+  faults: Partial<Record<FaultAction, number>>;
+  connections: ReturnType<ProxyConnection['stats']>[];
+}
+
+/** What a `'fault'` event carries. */
+export interface FaultEvent {
+  connection: number;
+  direction: Way;
+  frame: number;
+  action: FaultAction;
+}
+
+/** What a `'frame'` event carries (emitted only while someone listens). */
+export interface FrameEvent {
+  connection: number;
+  direction: Way;
+  frame: number;
+  length: number;
+}
+
+const DEFAULT_MAX_FRAME = 64 * 1024 * 1024;
+
+/**
+ * A man-in-the-middle between a client and a server that parses frames and
+ * injects faults on cue. Create it with {@link createFrameProxy}.
+ *
+ * Events: `'connection'` (ProxyConnection), `'fault'` (FaultEvent), `'frame'`
+ * (FrameEvent), `'error'` (FrameTooLargeError, UpstreamConnectError — kept in
+ * `errors()` too, and only emitted when someone listens, so an expected fault
+ * never crashes the test), `'close'`.
+ */
+export class FrameProxy extends EventEmitter {
+  /** The listen address: the socket path, or `{ host, port }` with the real port. */
+  readonly address: Address;
+  /**
+   * Every connection that reached the upstream, in accept order (closed ones
+   * included). Its `id` counts every accepted client, so a client whose
+   * upstream connect failed leaves a gap.
+   */
+  readonly connections: ProxyConnection[] = [];
+  readonly #server: Server;
+  readonly #listen: ResolvedAddress;
+  readonly #upstream: ResolvedAddress;
+  readonly #total: Tally;
+  readonly #errors: Error[] = [];
+  readonly #waiters = new Set<() => void>();
+  readonly #forgetExit: () => void;
+  #rules: Rule[];
+  #frameListeners = false;
+  #accepted = 0;
+  #closed = false;
+
+  /** @internal Use `createFrameProxy()`. */
+  constructor(
+    server: Server,
+    listen: ResolvedAddress,
+    upstream: ResolvedAddress,
+    rules: Rule[],
+    private readonly settings: {
+      framing: LengthPrefix;
+      maxFrameBytes: number;
+      seed: number;
+      clock: Clock;
+      queueLimitBytes: number;
+    },
+  ) {
+    super();
+    this.#server = server;
+    this.#listen = listen;
+    this.#upstream = upstream;
+    this.#rules = rules;
+    this.#total = new Tally(undefined, () => this.#notify());
+    const bound = server.address();
+    this.address =
+      listen.kind === 'unix'
+        ? listen.path
+        : {
+            host: listen.host,
+            port: typeof bound === 'object' && bound ? bound.port : listen.port,
+          };
+    this.on('newListener', (event) => {
+      if (event === 'frame') this.#frameListeners = true;
+    });
+    this.on('removeListener', () => {
+      this.#frameListeners = this.listenerCount('frame') > 0;
+    });
+    server.on('connection', (client) => this.#accept(client));
+    this.#forgetExit = onProcessExit(() => this.#server.close());
+  }
+
+  /** Frames forwarded in one direction, over all connections. */
+  forwarded(direction: Way): number {
+    return this.#total[checkWay(direction)].frames;
+  }
+
+  /** Frames and bytes per direction, per connection, and faults applied by kind. Readable after close. */
+  stats(): FrameProxyStats {
+    return { ...this.#total.snapshot(), connections: this.connections.map((c) => c.stats()) };
+  }
+
+  /** Errors so far (FrameTooLargeError, UpstreamConnectError), also emitted as `'error'` when listened to. */
+  errors(): Error[] {
+    return [...this.#errors];
+  }
+
+  /** Sever every open connection now; connections accepted afterwards work normally. */
+  sever(options: { mode?: SeverMode } = {}): void {
+    for (const connection of this.connections) if (connection.open) connection.sever(options);
+  }
+
+  /** Replace the fault rules; applies to frames whose header arrives from now on. */
+  setFaults(faults: FrameProxyOptions['faults']): void {
+    this.#rules = parseFaults(faults);
+  }
+
+  /** Resolve once `n` frames have been forwarded that way (all connections); reject after `timeoutMs`. */
+  async waitForFrames(
+    direction: Way,
+    n: number,
+    options: { timeoutMs?: number } = {},
+  ): Promise<void> {
+    checkWay(direction);
+    const { timeoutMs = 5000 } = options;
+    if (this.forwarded(direction) >= n) return;
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (this.forwarded(direction) < n) return;
+        this.#waiters.delete(check);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(check);
+        const { c2s, s2c } = this.stats();
+        reject(
+          new WaitTimeoutError(
+            `Proxy on ${formatAddress(this.#listen)}: waited ${timeoutMs} ms for ${n} frames ${direction}; forwarded so far: c2s ${c2s.frames}, s2c ${s2c.frames} over ${this.connections.length} connections.`,
+          ),
+        );
+      }, timeoutMs);
+      this.#waiters.add(check);
+    });
+  }
+
+  /** Stop accepting, close every connection, remove the socket file. Counters stay readable. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#forgetExit();
+    for (const connection of this.connections) connection.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.emit('close');
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #notify(): void {
+    for (const check of [...this.#waiters]) check();
+  }
+
+  #report(error: Error): void {
+    this.#errors.push(error);
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+  }
+
+  #accept(client: Socket): void {
+    const id = ++this.#accepted;
+    const upstream =
+      this.#upstream.kind === 'unix'
+        ? connect({ path: this.#upstream.path, allowHalfOpen: true })
+        : connect({ host: this.#upstream.host, port: this.#upstream.port, allowHalfOpen: true });
+    const failed = (error: Error) => {
+      client.destroy();
+      this.#report(new UpstreamConnectError(formatAddress(this.#upstream), id, error));
+    };
+    upstream.once('error', failed);
+    upstream.once('connect', () => {
+      upstream.off('error', failed);
+      if (client.destroyed || this.#closed) {
+        upstream.destroy();
+        return;
+      }
+      const connection = new ProxyConnection(id, client, upstream, this.#host());
+      this.connections.push(connection);
+      this.emit('connection', connection);
+      client.resume();
+    });
+  }
+
+  #host() {
+    const { clock, framing, maxFrameBytes, seed, queueLimitBytes } = this.settings;
+    const self = this;
+    return {
+      clock,
+      framing,
+      maxFrameBytes,
+      seed,
+      outboxLimit: queueLimitBytes,
+      total: this.#total,
+      match: (connection: number, way: Way, frame: number) =>
+        matchRule(this.#rules, way, connection, frame, seed),
+      mayHit: (connection: number, way: Way) => mayHit(this.#rules, way, connection),
+      tooLarge: (connection: number, way: Way, frame: number, declaredLength: number) =>
+        this.#report(
+          new FrameTooLargeError({
+            connection,
+            direction: way,
+            frame,
+            declaredLength,
+            maxFrameBytes,
+          }),
+        ),
+      faulted: (connection: number, way: Way, frame: number, action: FaultAction) => {
+        if (this.listenerCount('fault') > 0) {
+          this.emit('fault', { connection, direction: way, frame, action } satisfies FaultEvent);
+        }
+      },
+      get onFrame() {
+        if (!self.#frameListeners) return undefined;
+        return (connection: number, direction: Way, frame: number, length: number) =>
+          self.emit('frame', { connection, direction, frame, length } satisfies FrameEvent);
+      },
+      closed: () => {},
+    };
+  }
+}
+
+/**
+ * Start a frame proxy. Resolves once it is listening.
+ *
+ * @example
+ * await using proxy = await createFrameProxy({
+ *   listen: join(dir, 'proxy.sock'),
+ *   upstream: join(dir, 'server.sock'),
+ *   faults: [{ action: 'drop', direction: 'c2s', frame: 2 }],
+ * });
+ * // point the client at proxy.address …
+ * await proxy.waitForFrames('c2s', 3);
+ */
+export async function createFrameProxy(options: FrameProxyOptions): Promise<FrameProxy> {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError(
+      `Expected the options of createFrameProxy() to be an object, got ${describeValue(options)}.`,
+    );
+  }
+  const known = [
+    'listen',
+    'upstream',
+    'framing',
+    'maxFrameBytes',
+    'faults',
+    'seed',
+    'clock',
+    'queueLimitBytes',
+  ];
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new InvalidOptionError(
+        `Unknown option \`${key}\` for createFrameProxy(). Valid options: ${known.join(', ')}.`,
+      );
+    }
+  }
+  const listen = resolveAddress(options.listen, 'listen');
+  const upstream = resolveAddress(options.upstream, 'upstream');
+  const framing = resolveFraming(options.framing);
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME;
+  if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 0 || maxFrameBytes > framing.maxLength) {
+    throw new InvalidOptionError(
+      `Expected the \`maxFrameBytes\` option to be an integer from 0 to ${framing.maxLength}, got ${describeValue(options.maxFrameBytes)}.`,
+    );
+  }
+  const seed = options.seed ?? 1;
+  if (!Number.isInteger(seed)) {
+    throw new InvalidOptionError(
+      `Expected the \`seed\` option to be an integer, got ${describeValue(seed)}.`,
+    );
+  }
+  const queueLimitBytes = options.queueLimitBytes ?? 1024 * 1024;
+  if (!Number.isInteger(queueLimitBytes) || queueLimitBytes < 0) {
+    throw new InvalidOptionError(
+      `Expected the \`queueLimitBytes\` option to be an integer >= 0, got ${describeValue(queueLimitBytes)}.`,
+    );
+  }
+  const clock = options.clock ?? realClock;
+  if (
+    typeof clock?.now !== 'function' ||
+    typeof clock.setTimeout !== 'function' ||
+    typeof clock.clearTimeout !== 'function'
+  ) {
+    throw new InvalidOptionError(
+      'Expected the `clock` option to have now(), setTimeout(fn, ms) and clearTimeout(handle).',
+    );
+  }
+  const rules = parseFaults(options.faults);
+  if (listen.kind === 'unix') await clearStaleSocket(listen.path);
+
+  const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const ready = () => {
+      server.off('error', reject);
+      resolve();
+    };
+    if (listen.kind === 'unix') server.listen(listen.path, ready);
+    else server.listen(listen.port, listen.host, ready);
+  });
+  return new FrameProxy(server, listen, upstream, rules, {
+    framing,
+    maxFrameBytes,
+    seed,
+    clock,
+    queueLimitBytes,
+  });
+}
+
+function checkWay(direction: unknown): Way {
+  if (direction === 'c2s' || direction === 's2c') return direction;
+  throw new InvalidOptionError(
+    `Expected a direction of "c2s" or "s2c", got ${describeValue(direction)}.`,
+  );
+}
