@@ -79,15 +79,15 @@ async function throughputOnce(kind, size, total) {
 }
 
 const SIZES = [
-  ['16B', 16, 48 * MiB],
-  ['64B', 64, 96 * MiB],
+  ['16B', 16, 96 * MiB],
+  ['64B', 64, 128 * MiB],
   ['1KiB', 1024, 256 * MiB],
   ['4KiB', 4096, 256 * MiB],
   ['64KiB', 64 * 1024, 512 * MiB],
   ['1MiB', MiB, 512 * MiB],
 ];
 
-export async function proxyThroughput({ rounds = 3 } = {}) {
+export async function proxyThroughput({ rounds = 5 } = {}) {
   const out = {};
   for (const [label, size, total] of SIZES) {
     const speeds = { direct: [], pipe: [], proxy: [] };
@@ -119,9 +119,9 @@ function percentile(values, p) {
 }
 
 export async function proxyRtt({ rounds = 3, count = 2000 } = {}) {
-  const rtts = { direct: [], proxy: [] };
+  const rtts = { direct: [], pipe: [], proxy: [] };
   for (let r = 0; r < rounds; r++) {
-    for (const kind of r % 2 === 0 ? ['direct', 'proxy'] : ['proxy', 'direct']) {
+    for (const kind of r % 2 === 0 ? ['direct', 'pipe', 'proxy'] : ['proxy', 'pipe', 'direct']) {
       const t = await topology(kind, 'echo');
       const client = start('pingpong', [t.target, String(count)]);
       const samples = JSON.parse(await client.line());
@@ -133,11 +133,16 @@ export async function proxyRtt({ rounds = 3, count = 2000 } = {}) {
   const p = (kind, q) => percentile(rtts[kind], q);
   return {
     directP50Ms: round(p('direct', 50), 4),
+    pipeP50Ms: round(p('pipe', 50), 4),
     proxyP50Ms: round(p('proxy', 50), 4),
     directP99Ms: round(p('direct', 99), 4),
+    pipeP99Ms: round(p('pipe', 99), 4),
     proxyP99Ms: round(p('proxy', 99), 4),
     p50RatioToDirect: round(p('proxy', 50) / p('direct', 50)),
     p99RatioToDirect: round(p('proxy', 99) / p('direct', 99)),
+    // Any relay process adds a hop each way; this is what the proxy adds over the cheapest one.
+    p50RatioToPipe: round(p('proxy', 50) / p('pipe', 50)),
+    p99RatioToPipe: round(p('proxy', 99) / p('pipe', 99)),
   };
 }
 

@@ -66,19 +66,21 @@ results.environment = {
 writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
 
 const rows = [];
-for (const [suite, figures] of Object.entries(results)) {
-  if (suite === 'environment') continue;
-  for (const [key, value] of Object.entries(figures)) {
-    const id = `${suite}.${key}`;
-    const check = targets[id];
-    rows.push([
-      id,
-      String(value),
-      targetText[id] ?? '',
-      check ? (check(value) ? 'ok' : 'MISSED') : '',
-    ]);
+const flatten = (prefix, value) => {
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, inner] of Object.entries(value)) flatten(`${prefix}.${key}`, inner);
+    return;
   }
-}
+  const check = targets[prefix];
+  rows.push([
+    prefix,
+    String(value),
+    targetText[prefix] ?? '',
+    check ? (check(value) ? 'ok' : 'MISSED') : '',
+  ]);
+};
+for (const [suite, figures] of Object.entries(results))
+  if (suite !== 'environment') flatten(suite, figures);
 const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length), 6));
 const line = (r) =>
   r

@@ -18,5 +18,6 @@ socket.on('connect', async () => {
   }
   socket.end();
 });
+socket.on('error', () => process.exit(0)); // the bench closed the far side
 socket.on('close', () => process.exit(0));
 socket.resume();

@@ -222,6 +222,7 @@ export class FrameProxy extends EventEmitter {
   }
 
   #notify(): void {
+    if (this.#waiters.size === 0) return;
     for (const check of [...this.#waiters]) check();
   }
 

@@ -45,6 +45,7 @@ export class Pump {
   #capture: Capture | undefined;
   #held: Buffer | undefined;
   #stopped = false;
+  readonly #skipped = { frames: 0 };
 
   constructor(
     private readonly way: Way,
@@ -68,10 +69,22 @@ export class Pump {
     // Looked up once a chunk, not once a frame: this loop is the hot path.
     const hits = this.ctx.mayHit(this.way);
     const report = this.ctx.onFrame;
+    const max = this.ctx.maxFrameBytes;
+    const untouched = !hits && !report && !this.#held;
     let pos = 0;
     let seg = 0; // start of the untouched bytes not yet forwarded
     let done = 0; // whole frames in [seg, pos)
     while (pos < len) {
+      if (untouched && !this.#inBody && this.#headerHave === 0) {
+        // Fast path: step over whole frames that nothing targets, reading only headers.
+        const from = pos;
+        pos = this.framing.skip(chunk, pos, max, this.#skipped);
+        if (pos > from) {
+          this.#frame += this.#skipped.frames;
+          done += this.#skipped.frames;
+        }
+        if (pos >= len) break;
+      }
       if (!this.#inBody) {
         let length: number;
         let start: number; // where this chunk's part of the header begins
@@ -95,7 +108,7 @@ export class Pump {
         }
         this.#headerHave = 0;
         const frame = ++this.#frame;
-        if (length > this.ctx.maxFrameBytes) {
+        if (length > max) {
           this.#forward(chunk, seg, start, done);
           this.#stopped = true;
           this.ctx.tooLarge(this.way, frame, length);
