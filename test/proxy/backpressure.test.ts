@@ -4,28 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { spawnTracked, testDir } from '../helpers/index.js';
 import { Lines } from '../helpers/lines.js';
-import { memoryOf } from '../helpers/memory.js';
+import { memoryOf, stalled } from '../helpers/memory.js';
 
 const PROXY = fileURLToPath(new URL('../fixtures/proxy-process.mjs', import.meta.url));
 const MiB = 1024 * 1024;
-
-/** Resolve once `read()` has not changed for `checks` polls in a row (the pipeline is full). */
-async function stalled(
-  read: () => number,
-  { every = 100, checks = 5, timeoutMs = 60_000 } = {},
-): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let last = -1;
-  let same = 0;
-  while (Date.now() < deadline) {
-    const now = read();
-    same = now === last && now > 0 ? same + 1 : 0;
-    if (same >= checks) return now;
-    last = now;
-    await new Promise((r) => setTimeout(r, every));
-  }
-  throw new Error(`no stall within ${timeoutMs} ms (last value ${last})`);
-}
 
 describe('backpressure', () => {
   it('PX-06 a stalled reader: the proxy holds about a frame plus socket buffers while the client streams 1 GiB', async () => {
