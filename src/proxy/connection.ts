@@ -22,7 +22,6 @@ export interface ConnectionHost {
   tooLarge(connection: number, way: Way, frame: number, declaredLength: number): void;
   faulted(connection: number, way: Way, frame: number, action: FaultAction): void;
   onFrame: ((connection: number, way: Way, frame: number, length: number) => void) | undefined;
-  closed(connection: ProxyConnection): void;
 }
 
 /** One client connection and its upstream twin. */
@@ -94,7 +93,6 @@ export class ProxyConnection {
       closedSides += 1;
       if (closedSides === 2) {
         this.#open = false;
-        host.closed(this);
       } else if (!this.#closing) {
         this.#destroy();
       }

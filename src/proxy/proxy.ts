@@ -288,7 +288,6 @@ export class FrameProxy extends EventEmitter {
         return (connection: number, direction: Way, frame: number, length: number) =>
           self.emit('frame', { connection, direction, frame, length } satisfies FrameEvent);
       },
-      closed: () => {},
     };
   }
 }
