@@ -55,7 +55,7 @@ export class MockBinDir {
   mock(name: string, options: Omit<MockBinaryOptions, 'tmpDir' | 'platform'> = {}): MockBinary {
     this.#assertLive();
     validateBinaryName(name, this.platform);
-    resolveOptions(name, options); // type and key checks first
+    const resolved = resolveOptions(name, options); // type and key checks first
     if ('tmpDir' in options || 'platform' in options) {
       throw new InvalidOptionError(
         `bin.mock(${JSON.stringify(name)}): \`tmpDir\` and \`platform\` belong to createMockBinDir(), not to one mock.`,
@@ -67,8 +67,9 @@ export class MockBinDir {
         `This bin dir already has a mock named ${JSON.stringify(name)}; use that one, or reset() it.`,
       );
     }
-    const resolved = resolveOptions(name, { ...options, platform: this.platform });
-    const mock = new MockBinary(this, name, resolved, () => this.#mocks.delete(key));
+    const mock = new MockBinary(this, name, { ...resolved, platform: this.platform }, () =>
+      this.#mocks.delete(key),
+    );
     this.#mocks.set(key, mock);
     return mock;
   }
