@@ -119,11 +119,17 @@ function percentile(values, p) {
 }
 
 export async function proxyRtt({ rounds = 3, count = 2000 } = {}) {
-  const rtts = { direct: [], pipe: [], proxy: [] };
+  const rtts = { direct: [], pipe: [], proxy: [], inProcess: [] };
+  const kinds = ['direct', 'pipe', 'proxy', 'inProcess'];
   for (let r = 0; r < rounds; r++) {
-    for (const kind of r % 2 === 0 ? ['direct', 'pipe', 'proxy'] : ['proxy', 'pipe', 'direct']) {
-      const t = await topology(kind, 'echo');
-      const client = start('pingpong', [t.target, String(count)]);
+    for (const kind of r % 2 === 0 ? kinds : [...kinds].reverse()) {
+      // inProcess: the proxy runs inside the client's process, as in a test that hosts it.
+      const t = await topology(kind === 'inProcess' ? 'direct' : kind, 'echo');
+      const args =
+        kind === 'inProcess'
+          ? [`${t.target}.p`, String(count), t.target]
+          : [t.target, String(count)];
+      const client = start('pingpong', args);
       const samples = JSON.parse(await client.line());
       rtts[kind].push(...samples.slice(Math.floor(count / 10))); // drop the warm-up tenth
       await client.exited;
@@ -143,6 +149,9 @@ export async function proxyRtt({ rounds = 3, count = 2000 } = {}) {
     // Any relay process adds a hop each way; this is what the proxy adds over the cheapest one.
     p50RatioToPipe: round(p('proxy', 50) / p('pipe', 50)),
     p99RatioToPipe: round(p('proxy', 99) / p('pipe', 99)),
+    inProcessP50Ms: round(p('inProcess', 50), 4),
+    inProcessP50RatioToDirect: round(p('inProcess', 50) / p('direct', 50)),
+    inProcessP99RatioToDirect: round(p('inProcess', 99) / p('direct', 99)),
   };
 }
 

@@ -1,8 +1,12 @@
-// Round trips of one 16-byte frame: `node pingpong.mjs <socket> <count>`; prints the RTTs in ms.
+// Round trips of one 16-byte frame: `node pingpong.mjs <socket> <count> [<upstream>]`;
+// prints the RTTs in ms. With <upstream>, this process also hosts the frame proxy
+// (listening on <socket>, forwarding to <upstream>), the way a test usually runs it.
 import { connect } from 'node:net';
+import { createFrameProxy } from 'shimkit';
 
-const [path, countText] = process.argv.slice(2);
+const [path, countText, upstream] = process.argv.slice(2);
 const count = Number(countText);
+const proxy = upstream ? await createFrameProxy({ listen: path, upstream }) : undefined;
 const frame = Buffer.alloc(20, 1);
 frame.writeUInt32BE(16, 0);
 const rtts = [];
@@ -27,4 +31,7 @@ socket.on('data', (chunk) => {
     socket.write(frame);
   }
 });
-socket.on('close', () => process.exit(0));
+socket.on('close', async () => {
+  await proxy?.close();
+  process.exit(0);
+});
