@@ -1,8 +1,5 @@
 /** Which env values a call records (`recordEnv`). */
-
-/** Env keys that look like credentials (SPEC SP-03); their values are not recorded with `recordEnv: true`. */
-export const SECRET_KEY_PATTERN = /KEY|TOKEN|SECRET|PASSWORD|AUTH/i;
-export const REDACTED = '[redacted]';
+import { REDACTED, SECRET_KEY_PATTERN } from '../queue/secrets.js';
 
 export function pickEnv(
   env: NodeJS.ProcessEnv,

@@ -1,0 +1,36 @@
+import { REDACTED, SECRET_KEY_PATTERN } from '../queue/secrets.js';
+
+/**
+ * Redaction for sandbox diagnostics (SPEC SP-03): a value whose key looks like
+ * a credential is replaced whole; in every other value, each URL loses its
+ * userinfo, query and fragment (`https://u:pw@host:8080/p?token=x#f` →
+ * `https://host:8080/p`), wherever it appears in the value.
+ */
+
+/**
+ * `scheme://` then the authority and path (up to a quote, `<>`, whitespace,
+ * `?`, `#` or the start of the next URL), then any query and fragment. Schemes
+ * are capped at 32 characters so long values stay linear.
+ */
+const URL_PATTERN =
+  /([a-z][a-z0-9+.-]{0,31}):\/\/((?:(?![a-z][a-z0-9+.-]{0,31}:\/\/)[^\s"'`<>?#])*)(?:[?#][^\s"'`<>]*)?/gi;
+
+/** A copy of `env` that is safe to print. */
+export function redactEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  const safe: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    safe[key] = SECRET_KEY_PATTERN.test(key) ? REDACTED : stripUrls(value);
+  }
+  return safe;
+}
+
+/** `value` with every URL in it reduced to scheme, host, port and path. */
+export function stripUrls(value: string): string {
+  return value.replace(URL_PATTERN, (_match, scheme: string, rest: string) => {
+    const slash = rest.indexOf('/');
+    const authority = slash === -1 ? rest : rest.slice(0, slash);
+    const path = slash === -1 ? '' : rest.slice(slash);
+    const host = authority.slice(authority.lastIndexOf('@') + 1);
+    return `${scheme}://${host}${path}`;
+  });
+}

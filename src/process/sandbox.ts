@@ -1,0 +1,393 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, posix, win32 } from 'node:path';
+import { describeValue, nearest } from '../internal/describe.js';
+import { DisposedError, InvalidOptionError } from '../internal/errors.js';
+import { type Env, envWithPathEntry, pathDelimiter } from '../internal/path-env.js';
+import { createTempDir, type TempDir } from '../internal/temp-dir.js';
+import { resolvePlatform } from '../mock-binary/options.js';
+import { buildSandboxEnv, gitConfigPath, homeDirs, setVar } from './env.js';
+import { initGitRepo } from './git.js';
+import { redactEnv } from './redact.js';
+
+/** Options of `createSandbox()`. */
+export interface SandboxOptions {
+  /**
+   * Extra env vars, applied over the allowlisted host vars and the sandbox's
+   * own dirs (so they may replace `HOME` or `PATH`). `undefined` removes a var.
+   * `setEnv()` and `removeEnv()` still win over these.
+   * @default {}
+   * @example
+   * createSandbox({ env: { CI: '1', NO_COLOR: '1', TERM: undefined } });
+   */
+  env?: Record<string, string | undefined>;
+  /**
+   * Make the workspace a git repo on branch `main` with one empty commit by
+   * `shimkit <shimkit@example.invalid>` dated 2000-01-01, whatever the host's
+   * git config, hooks or templates. Needs `git` on the sandbox PATH; throws
+   * `GitSetupError` when git is missing or fails.
+   * @default false
+   * @example
+   * await using sb = createSandbox({ git: true });
+   * spawnSync('git', ['log', '--oneline'], { cwd: sb.workspace, env: sb.env() });
+   */
+  git?: boolean;
+  /**
+   * Leave the sandbox dir on disk after `dispose()` and after the test process
+   * exits, to look at it. Deleting it is then up to you.
+   * @default false
+   * @example
+   * const sb = createSandbox({ keep: true });
+   * console.log(`sandbox kept at ${sb.root}`);
+   */
+  keep?: boolean;
+  /**
+   * Parent dir of the sandbox dir.
+   * @default os.tmpdir()
+   * @example
+   * createSandbox({ tmpDir: '/var/tmp' });
+   */
+  tmpDir?: string;
+  /**
+   * Which platform's env rules apply: the allowlist, case-insensitive keys
+   * and `;` PATH on `'win32'`. Meant for testing the Windows rules elsewhere.
+   * @default process.platform
+   * @example
+   * createSandbox({ platform: 'win32', hostEnv: { Path: 'C:\\bin', SYSTEMROOT: 'C:\\Windows' } });
+   */
+  platform?: NodeJS.Platform;
+  /**
+   * The host env the allowlisted vars are copied from, read once at creation.
+   * @default process.env
+   * @example
+   * createSandbox({ hostEnv: { PATH: '/usr/bin', AWS_SECRET_ACCESS_KEY: 'never copied' } });
+   */
+  hostEnv?: Record<string, string | undefined>;
+}
+
+/** What `sandbox.diagnostics()` reports: the paths, and the env with secrets redacted. */
+export interface SandboxDiagnostics {
+  root: string;
+  home: string;
+  workspace: string;
+  tmp: string;
+  /** `sandbox.env()` with credential-like values and URL userinfo, queries and fragments removed. */
+  env: Record<string, string>;
+}
+
+/** A dir to put on the sandbox PATH: a `MockBinary`, a `MockBinDir`, or an absolute path. */
+export type SandboxPathEntry = string | { readonly dir: string };
+
+const OPTION_KEYS: ReadonlyArray<keyof SandboxOptions> = [
+  'env',
+  'git',
+  'keep',
+  'tmpDir',
+  'platform',
+  'hostEnv',
+];
+const WHERE = 'createSandbox()';
+
+/**
+ * A private temp dir with a home, a workspace and a tmp dir, and an env that
+ * sees only them (SPEC SP-01…SP-03). Removed on `dispose()` or when the test
+ * process exits, unless `keep: true`.
+ *
+ * @example
+ * await using sb = createSandbox({ git: true });
+ * await using git = createMockBinary('gh');
+ * sb.use(git).setEnv('GH_TOKEN', 'test-token');
+ * spawnSync('my-cli', ['release'], { cwd: sb.workspace, env: sb.env() });
+ * console.log(String(sb.diagnostics())); // paths and env, GH_TOKEN redacted
+ */
+export class TestSandbox {
+  /** The sandbox dir (private, mode 0700); home, workspace and tmp are inside it. */
+  readonly root: string;
+  /** `HOME` and `USERPROFILE`; the XDG dirs and an empty `.gitconfig` are inside it. */
+  readonly home: string;
+  /** An empty dir to run the program under test in (a repo with `git: true`). */
+  readonly workspace: string;
+  /** `TMPDIR`, `TMP` and `TEMP`. */
+  readonly tmp: string;
+  readonly platform: NodeJS.Platform;
+  readonly #temp: TempDir;
+  readonly #keep: boolean;
+  readonly #base: Record<string, string>;
+  /** setEnv/removeEnv in call order: the last call for a key is the last entry. */
+  readonly #overrides = new Map<string, string | undefined>();
+  /** Dirs from use(), most recent first. */
+  readonly #pathDirs: string[] = [];
+  readonly #processes = new Set<{ close(): Promise<unknown> }>();
+  #disposing: Promise<void> | undefined;
+
+  constructor(options: SandboxOptions = {}) {
+    const resolved = resolveSandboxOptions(options);
+    this.platform = resolved.platform;
+    this.#keep = resolved.keep;
+    this.#temp = createTempDir('shimkit-sandbox-', resolved.tmpDir);
+    if (this.#keep) this.#temp.keep();
+    this.root = this.#temp.path;
+    this.home = join(this.root, 'home');
+    this.workspace = join(this.root, 'workspace');
+    this.tmp = join(this.root, 'tmp');
+    try {
+      for (const dir of [this.home, this.workspace, this.tmp]) mkdirSync(dir, { mode: 0o700 });
+      for (const dir of Object.values(homeDirs(this.home, this.platform))) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+      }
+      writeFileSync(gitConfigPath(this.home), '', { mode: 0o600 });
+      this.#base = buildSandboxEnv({
+        platform: this.platform,
+        hostEnv: resolved.hostEnv,
+        home: this.home,
+        tmp: this.tmp,
+      });
+      for (const [key, value] of Object.entries(resolved.env)) {
+        setVar(this.#base, key, value, this.platform);
+      }
+      if (resolved.git) initGitRepo(this.workspace, this.env(), join(this.root, 'no-hooks'));
+    } catch (error) {
+      if (!this.#keep) this.#temp.remove();
+      throw error;
+    }
+  }
+
+  /**
+   * A fresh copy of the sandbox env: the allowlisted host vars, the sandbox
+   * dirs and git isolation, the `env` option, then `setEnv`/`removeEnv` in
+   * call order; last, the `use()` dirs go first on PATH, most recent first.
+   */
+  env(): Record<string, string> {
+    this.#assertLive();
+    const env = { ...this.#base };
+    for (const [key, value] of this.#overrides) setVar(env, key, value, this.platform);
+    let withPath: Env = env;
+    for (const dir of [...this.#pathDirs].reverse()) {
+      withPath = envWithPathEntry(withPath, dir, this.platform);
+    }
+    return withPath as Record<string, string>;
+  }
+
+  /** Set an env var, over everything else (including `HOME` and `PATH`). */
+  setEnv(key: string, value: string): this {
+    this.#assertLive();
+    checkEnvKey(key, 'sandbox.setEnv()');
+    if (typeof value !== 'string' || value.includes('\0')) {
+      throw new InvalidOptionError(
+        `Expected the value of sandbox.setEnv(${JSON.stringify(key)}, …) to be a string without NUL, got ${describeValue(value)}. To unset the var, use sandbox.removeEnv(${JSON.stringify(key)}).`,
+      );
+    }
+    this.#override(key, value);
+    return this;
+  }
+
+  /** Remove an env var, whatever set it (the host allowlist, the sandbox, or `env`). */
+  removeEnv(key: string): this {
+    this.#assertLive();
+    checkEnvKey(key, 'sandbox.removeEnv()');
+    this.#override(key, undefined);
+    return this;
+  }
+
+  /**
+   * Put a dir first on the sandbox PATH: a `MockBinary` or `MockBinDir` (its
+   * `dir`), or an absolute dir path. The most recent `use()` comes first;
+   * using a dir again moves it to the front.
+   */
+  use(entry: SandboxPathEntry): this {
+    this.#assertLive();
+    const dir =
+      typeof entry === 'string'
+        ? entry
+        : typeof entry === 'object' && entry !== null && typeof entry.dir === 'string'
+          ? entry.dir
+          : undefined;
+    const absolute = this.platform === 'win32' ? win32.isAbsolute : posix.isAbsolute;
+    if (dir === undefined || !absolute(dir)) {
+      throw new InvalidOptionError(
+        `Expected sandbox.use() to get a MockBinary, a MockBinDir or an absolute dir path, got ${describeValue(entry)}.`,
+      );
+    }
+    const delimiter = pathDelimiter(this.platform);
+    if (dir.includes(delimiter) || dir.includes('\0')) {
+      throw new InvalidOptionError(
+        `sandbox.use() cannot put ${JSON.stringify(dir)} on PATH: it contains ${JSON.stringify(dir.includes('\0') ? '\0' : delimiter)}, which would split the entry. Use a dir without it.`,
+      );
+    }
+    const same = (d: string) =>
+      this.platform === 'win32' ? d.toLowerCase() === dir.toLowerCase() : d === dir;
+    const at = this.#pathDirs.findIndex(same);
+    if (at !== -1) this.#pathDirs.splice(at, 1);
+    this.#pathDirs.unshift(dir);
+    return this;
+  }
+
+  /**
+   * The paths and the env with credential-like values redacted (SPEC SP-03),
+   * for failure messages. `String(sandbox.diagnostics())` gives a readable
+   * multi-line report, env vars sorted by name.
+   */
+  diagnostics(): SandboxDiagnostics {
+    const diagnostics: SandboxDiagnostics = {
+      root: this.root,
+      home: this.home,
+      workspace: this.workspace,
+      tmp: this.tmp,
+      env: redactEnv(this.env()),
+    };
+    Object.defineProperty(diagnostics, 'toString', {
+      value: () => formatSandboxDiagnostics(diagnostics),
+      enumerable: false,
+    });
+    return diagnostics;
+  }
+
+  /**
+   * @internal Close `process` before the sandbox dir is removed. Returns a
+   * function that stops tracking it (call it once the process is closed).
+   */
+  track(process: { close(): Promise<unknown> }): () => void {
+    this.#assertLive();
+    this.#processes.add(process);
+    return () => {
+      this.#processes.delete(process);
+    };
+  }
+
+  /**
+   * Close every process started in the sandbox, then delete the sandbox dir
+   * (unless `keep: true`). Idempotent. Rejects with the first close() error,
+   * after the dir is gone.
+   */
+  dispose(): Promise<void> {
+    this.#disposing ??= this.#dispose();
+    return this.#disposing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
+  }
+
+  async #dispose(): Promise<void> {
+    const processes = [...this.#processes];
+    this.#processes.clear();
+    const results = await Promise.allSettled(processes.map((p) => p.close()));
+    if (!this.#keep) this.#temp.remove();
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  #override(key: string, value: string | undefined): void {
+    const same = (k: string) =>
+      this.platform === 'win32' ? k.toUpperCase() === key.toUpperCase() : k === key;
+    for (const k of [...this.#overrides.keys()]) if (same(k)) this.#overrides.delete(k);
+    this.#overrides.set(key, value);
+  }
+
+  #assertLive(): void {
+    if (this.#disposing) throw new DisposedError(`The sandbox ${this.root}`);
+  }
+}
+
+/** A fresh sandbox. See {@link TestSandbox}. */
+export function createSandbox(options?: SandboxOptions): TestSandbox {
+  return new TestSandbox(options);
+}
+
+/**
+ * ```text
+ * sandbox /tmp/shimkit-sandbox-x1
+ *   home       /tmp/shimkit-sandbox-x1/home
+ *   workspace  /tmp/shimkit-sandbox-x1/workspace
+ *   tmp        /tmp/shimkit-sandbox-x1/tmp
+ *   env (2 vars, credential-like values redacted):
+ *     GH_TOKEN=[redacted]
+ *     HOME=/tmp/shimkit-sandbox-x1/home
+ * ```
+ */
+export function formatSandboxDiagnostics(diagnostics: SandboxDiagnostics): string {
+  const vars = Object.keys(diagnostics.env).sort();
+  return [
+    `sandbox ${diagnostics.root}`,
+    `  home       ${diagnostics.home}`,
+    `  workspace  ${diagnostics.workspace}`,
+    `  tmp        ${diagnostics.tmp}`,
+    `  env (${vars.length} vars, credential-like values redacted):`,
+    ...vars.map((key) => `    ${key}=${diagnostics.env[key]}`),
+  ].join('\n');
+}
+
+interface ResolvedSandboxOptions {
+  env: Record<string, string | undefined>;
+  git: boolean;
+  keep: boolean;
+  tmpDir: string | undefined;
+  platform: NodeJS.Platform;
+  hostEnv: Env;
+}
+
+/** Check every option now, before anything is created. */
+function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidOptionError(
+      `Expected the options of ${WHERE} to be an object, got ${describeValue(options)}.`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key as keyof SandboxOptions)) {
+      const guess = nearest(key, OPTION_KEYS);
+      throw new InvalidOptionError(
+        `Unknown option \`${key}\` for ${WHERE}.${guess ? ` Did you mean \`${guess}\`?` : ''} Valid options: ${OPTION_KEYS.join(', ')}.`,
+      );
+    }
+  }
+  const bad = (option: string, expected: string, value: unknown) =>
+    new InvalidOptionError(
+      `Expected the \`${option}\` option of ${WHERE} to be ${expected}, got ${describeValue(value)}.`,
+    );
+  const { git = false, keep = false, tmpDir } = options;
+  if (typeof git !== 'boolean') throw bad('git', 'true or false', git);
+  if (typeof keep !== 'boolean') throw bad('keep', 'true or false', keep);
+  if (tmpDir !== undefined && (typeof tmpDir !== 'string' || tmpDir === '')) {
+    throw bad('tmpDir', 'a directory path', tmpDir);
+  }
+  const env = checkEnvObject(options.env === undefined ? {} : options.env, 'env', bad);
+  const hostEnv = checkEnvObject(
+    options.hostEnv === undefined ? process.env : options.hostEnv,
+    'hostEnv',
+    bad,
+  );
+  return {
+    env,
+    git,
+    keep,
+    tmpDir,
+    platform: resolvePlatform(options.platform, WHERE),
+    hostEnv: { ...hostEnv },
+  };
+}
+
+function checkEnvObject(
+  value: unknown,
+  option: string,
+  bad: (option: string, expected: string, value: unknown) => InvalidOptionError,
+): Record<string, string | undefined> {
+  const expected = 'an object of env var names to strings (or undefined)';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw bad(option, expected, value);
+  }
+  for (const [key, entry] of Object.entries(value)) {
+    checkEnvKey(key, `the \`${option}\` option of ${WHERE}`);
+    if (entry !== undefined && (typeof entry !== 'string' || entry.includes('\0'))) {
+      throw bad(`${option}.${key}`, 'a string without NUL (or undefined)', entry);
+    }
+  }
+  return value as Record<string, string | undefined>;
+}
+
+function checkEnvKey(key: unknown, where: string): void {
+  if (typeof key !== 'string' || key === '' || key.includes('=') || key.includes('\0')) {
+    throw new InvalidOptionError(
+      `Expected an env var name in ${where}: a non-empty string without "=" or NUL, got ${describeValue(key)}.`,
+    );
+  }
+}
