@@ -1,0 +1,145 @@
+import { describeValue, nearest } from '../internal/describe.js';
+import { InvalidOptionError } from '../internal/errors.js';
+import type { Env } from '../internal/path-env.js';
+import { resolvePlatform } from '../mock-binary/options.js';
+
+/** Options of `createSandbox()`. */
+export interface SandboxOptions {
+  /**
+   * Extra env vars, applied over the allowlisted host vars and the sandbox's
+   * own dirs (so they may replace `HOME` or `PATH`). `undefined` removes a var.
+   * `setEnv()` and `removeEnv()` still win over these.
+   * @default {}
+   * @example
+   * createSandbox({ env: { CI: '1', NO_COLOR: '1', TERM: undefined } });
+   */
+  env?: Record<string, string | undefined>;
+  /**
+   * Make the workspace a git repo on branch `main` with one empty commit by
+   * `shimkit <shimkit@example.invalid>` dated 2000-01-01, whatever the host's
+   * git config, hooks or templates. Needs `git` on the sandbox PATH; throws
+   * `GitSetupError` when git is missing or fails.
+   * @default false
+   * @example
+   * await using sb = createSandbox({ git: true });
+   * spawnSync('git', ['log', '--oneline'], { cwd: sb.workspace, env: sb.env() });
+   */
+  git?: boolean;
+  /**
+   * Leave the sandbox dir on disk after `dispose()` and after the test process
+   * exits, to look at it. Deleting it is then up to you.
+   * @default false
+   * @example
+   * const sb = createSandbox({ keep: true });
+   * console.log(`sandbox kept at ${sb.root}`);
+   */
+  keep?: boolean;
+  /**
+   * Parent dir of the sandbox dir.
+   * @default os.tmpdir()
+   * @example
+   * createSandbox({ tmpDir: '/var/tmp' });
+   */
+  tmpDir?: string;
+  /**
+   * Which platform's env rules apply: the allowlist, case-insensitive keys
+   * and `;` PATH on `'win32'`. Meant for testing the Windows rules elsewhere.
+   * @default process.platform
+   * @example
+   * createSandbox({ platform: 'win32', hostEnv: { Path: 'C:\\bin', SYSTEMROOT: 'C:\\Windows' } });
+   */
+  platform?: NodeJS.Platform;
+  /**
+   * The host env the allowlisted vars are copied from, read once at creation.
+   * @default process.env
+   * @example
+   * createSandbox({ hostEnv: { PATH: '/usr/bin', AWS_SECRET_ACCESS_KEY: 'never copied' } });
+   */
+  hostEnv?: Record<string, string | undefined>;
+}
+
+const OPTION_KEYS: ReadonlyArray<keyof SandboxOptions> = [
+  'env',
+  'git',
+  'keep',
+  'tmpDir',
+  'platform',
+  'hostEnv',
+];
+const WHERE = 'createSandbox()';
+
+export interface ResolvedSandboxOptions {
+  env: Record<string, string | undefined>;
+  git: boolean;
+  keep: boolean;
+  tmpDir: string | undefined;
+  platform: NodeJS.Platform;
+  hostEnv: Env;
+}
+
+/** Check every option now, before anything is created. */
+export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidOptionError(
+      `Expected the options of ${WHERE} to be an object, got ${describeValue(options)}.`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key as keyof SandboxOptions)) {
+      const guess = nearest(key, OPTION_KEYS);
+      throw new InvalidOptionError(
+        `Unknown option \`${key}\` for ${WHERE}.${guess ? ` Did you mean \`${guess}\`?` : ''} Valid options: ${OPTION_KEYS.join(', ')}.`,
+      );
+    }
+  }
+  const bad = (option: string, expected: string, value: unknown) =>
+    new InvalidOptionError(
+      `Expected the \`${option}\` option of ${WHERE} to be ${expected}, got ${describeValue(value)}.`,
+    );
+  const { git = false, keep = false, tmpDir } = options;
+  if (typeof git !== 'boolean') throw bad('git', 'true or false', git);
+  if (typeof keep !== 'boolean') throw bad('keep', 'true or false', keep);
+  if (tmpDir !== undefined && (typeof tmpDir !== 'string' || tmpDir === '')) {
+    throw bad('tmpDir', 'a directory path', tmpDir);
+  }
+  const env = checkEnvObject(options.env === undefined ? {} : options.env, 'env', bad);
+  const hostEnv = checkEnvObject(
+    options.hostEnv === undefined ? process.env : options.hostEnv,
+    'hostEnv',
+    bad,
+  );
+  return {
+    env,
+    git,
+    keep,
+    tmpDir,
+    platform: resolvePlatform(options.platform, WHERE),
+    hostEnv: { ...hostEnv },
+  };
+}
+
+function checkEnvObject(
+  value: unknown,
+  option: string,
+  bad: (option: string, expected: string, value: unknown) => InvalidOptionError,
+): Record<string, string | undefined> {
+  const expected = 'an object of env var names to strings (or undefined)';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw bad(option, expected, value);
+  }
+  for (const [key, entry] of Object.entries(value)) {
+    checkEnvKey(key, `the \`${option}\` option of ${WHERE}`);
+    if (entry !== undefined && (typeof entry !== 'string' || entry.includes('\0'))) {
+      throw bad(`${option}.${key}`, 'a string without NUL (or undefined)', entry);
+    }
+  }
+  return value as Record<string, string | undefined>;
+}
+
+export function checkEnvKey(key: unknown, where: string): void {
+  if (typeof key !== 'string' || key === '' || key.includes('=') || key.includes('\0')) {
+    throw new InvalidOptionError(
+      `Expected an env var name in ${where}: a non-empty string without "=" or NUL, got ${describeValue(key)}.`,
+    );
+  }
+}
