@@ -22,6 +22,27 @@ export type {
   MockResponse,
   WaitForCallsOptions,
 } from './mock-binary/types.js';
+export { CommandNotFoundError, ProcessExitedError, SpawnError } from './process/errors.js';
+export { GitSetupError } from './process/git.js';
+export type { Responder, RespondOptions, SendOptions } from './process/interaction.js';
+export type { RunOptions, SpawnProcessOptions } from './process/options.js';
+export { type RunResult, run } from './process/run.js';
+export {
+  createSandbox,
+  formatSandboxDiagnostics,
+  type SandboxDiagnostics,
+  type SandboxOptions,
+  type SandboxPathEntry,
+  TestSandbox,
+} from './process/sandbox.js';
+export {
+  type OutputSource,
+  type OutputStream,
+  type ProcessExit,
+  spawnProcess,
+  TestProcess,
+  type WaitResult,
+} from './process/test-process.js';
 export type { Address } from './proxy/address.js';
 export type { Clock } from './proxy/clock.js';
 export type { ProxyConnection, SeverMode } from './proxy/connection.js';

@@ -1,5 +1,5 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import crossSpawn from 'cross-spawn';
@@ -68,6 +68,21 @@ export function runCommand(
   child.stdin?.on('error', () => {});
   child.stdin?.end(input);
   return done;
+}
+
+/**
+ * Whether a pid is a live process and not a zombie. (Where PID 1 does not
+ * reap orphans, as in many containers, a killed grandchild stays a zombie.)
+ */
+export function isAlive(pid: number): boolean {
+  if (!isRunning(pid)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a pid is a live process. */

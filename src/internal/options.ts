@@ -1,0 +1,67 @@
+import { describeValue, nearest } from './describe.js';
+import { InvalidOptionError } from './errors.js';
+
+/** The longest delay a Node timer honours (about 24.8 days). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Check that `options` is an object with only `keys`; `where` names the call
+ * in messages, e.g. `spawnProcess("git")`. Returns the options typed as given.
+ */
+export function checkOptionKeys<T extends object>(
+  options: T | undefined,
+  keys: readonly string[],
+  where: string,
+): T {
+  if (options === undefined) return {} as T;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidOptionError(
+      `Expected the options of ${where} to be an object, got ${describeValue(options)}.`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (!keys.includes(key)) {
+      const guess = nearest(key, keys);
+      throw new InvalidOptionError(
+        `Unknown option \`${key}\` for ${where}.${guess ? ` Did you mean \`${guess}\`?` : ''} Valid options: ${keys.join(', ')}.`,
+      );
+    }
+  }
+  return options;
+}
+
+/** `` Expected the `timeoutMs` option of run("git") to be …, got -1 (number). `` */
+export function optionError(
+  where: string,
+  option: string,
+  expected: string,
+  value: unknown,
+): InvalidOptionError {
+  return new InvalidOptionError(
+    `Expected the \`${option}\` option of ${where} to be ${expected}, got ${describeValue(value)}.`,
+  );
+}
+
+/**
+ * A duration in whole milliseconds: `value` itself, or `fallback` when it is
+ * undefined. `min` is 0 or 1 (whether zero is allowed).
+ */
+export function checkMs(
+  where: string,
+  option: string,
+  value: unknown,
+  fallback: number,
+  min: 0 | 1 = 0,
+): number {
+  if (value === undefined) return fallback;
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < min ||
+    value > MAX_TIMER_MS
+  ) {
+    const kind = min === 0 ? 'an integer' : 'a positive integer';
+    throw optionError(where, option, `${kind} of milliseconds up to ${MAX_TIMER_MS}`, value);
+  }
+  return value;
+}

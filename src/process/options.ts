@@ -1,0 +1,266 @@
+import { statSync } from 'node:fs';
+import { describeValue, oneOf } from '../internal/describe.js';
+import { InvalidOptionError } from '../internal/errors.js';
+import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
+import type { Env } from '../internal/path-env.js';
+import { CommandNotFoundError } from './errors.js';
+import type { TestSandbox } from './sandbox.js';
+import type { OutputSource } from './test-process.js';
+import { commandCandidates, findCommand } from './which.js';
+
+/** Options of `spawnProcess()`. */
+export interface SpawnProcessOptions {
+  /**
+   * Run inside this sandbox: its env (isolated HOME, mocks first on PATH) and,
+   * unless `cwd` is given, its workspace as the working dir. Disposing the
+   * sandbox closes the process.
+   */
+  sandbox?: TestSandbox;
+  /**
+   * Working dir.
+   * @default sandbox.workspace, else process.cwd()
+   */
+  cwd?: string;
+  /**
+   * Env vars to set on top of the sandbox env (or of `process.env` without a
+   * sandbox); `undefined` removes one.
+   */
+  env?: Env;
+  /**
+   * `'pipe'` to write to the process (`write()`, `end()`, `respond()`,
+   * `send()`), `'ignore'` for an empty stdin, `'inherit'` for the test's own,
+   * or the whole input as a string or bytes (written, then stdin is closed).
+   * @default 'pipe'
+   */
+  stdin?: 'pipe' | 'ignore' | 'inherit' | string | Uint8Array;
+  /**
+   * How much of stdout and of stderr to keep (the last bytes); the rest is
+   * counted in `droppedBytes` and let go, so memory stays flat.
+   * @default 65536
+   */
+  tailBytes?: number;
+  /**
+   * Default grace for `close()`: how long after SIGTERM before SIGKILL.
+   * @default 2000
+   */
+  graceMs?: number;
+  /**
+   * After exit, how long to keep reading output that is still in the pipes
+   * (a background grandchild may hold them open).
+   * @default 2000
+   */
+  drainMs?: number;
+  /**
+   * Leave the process running when the test process exits (for debugging).
+   * @default false
+   */
+  keep?: boolean;
+}
+
+/** Options of `run()`. */
+export interface RunOptions extends Omit<SpawnProcessOptions, 'stdin' | 'keep'> {
+  /**
+   * Deadline: when it passes, the process tree is closed (SIGTERM, then
+   * SIGKILL after `graceMs`) and the result says `timedOut: true`.
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * Written to stdin, which is then closed. Without it stdin is empty.
+   */
+  input?: string | Uint8Array;
+}
+
+/** Spawn options after checking, with defaults filled in. */
+export interface ResolvedSpawn {
+  sandbox: TestSandbox | undefined;
+  cwd: string;
+  env: Record<string, string>;
+  stdin: 'pipe' | 'ignore' | 'inherit';
+  input: string | Uint8Array | undefined;
+  tailBytes: number;
+  graceMs: number;
+  drainMs: number;
+  keep: boolean;
+  platform: NodeJS.Platform;
+}
+
+const SPAWN_KEYS = ['sandbox', 'cwd', 'env', 'stdin', 'tailBytes', 'graceMs', 'drainMs', 'keep'];
+const RUN_KEYS = ['sandbox', 'cwd', 'env', 'tailBytes', 'graceMs', 'drainMs', 'timeoutMs', 'input'];
+const STDIN_MODES = ['pipe', 'ignore', 'inherit'] as const;
+const SOURCES: readonly OutputSource[] = ['stdout', 'stderr', 'all'];
+
+/** Check a command line and spawn options; find the command or throw `CommandNotFoundError`. */
+export function resolveSpawn(
+  command: unknown,
+  args: unknown,
+  options: SpawnProcessOptions | undefined,
+  fn: 'spawnProcess' | 'run',
+  platform: NodeJS.Platform = process.platform,
+): ResolvedSpawn {
+  if (typeof command !== 'string' || command === '' || command.includes('\0')) {
+    throw new InvalidOptionError(
+      `Expected the command of ${fn}() to be a non-empty string without NUL, got ${describeValue(command)}.`,
+    );
+  }
+  const where = `${fn}(${JSON.stringify(command)})`;
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) {
+    throw new InvalidOptionError(
+      `Expected the arguments of ${where} to be an array of strings, got ${describeValue(args)}.`,
+    );
+  }
+  const o = checkOptionKeys(options, fn === 'run' ? RUN_KEYS : SPAWN_KEYS, where);
+  const sandbox = o.sandbox;
+  if (
+    sandbox !== undefined &&
+    (typeof sandbox !== 'object' || typeof sandbox?.env !== 'function')
+  ) {
+    throw optionError(where, 'sandbox', 'a sandbox from createSandbox()', sandbox);
+  }
+  const cwd = o.cwd ?? sandbox?.workspace ?? process.cwd();
+  if (typeof cwd !== 'string' || cwd === '') throw optionError(where, 'cwd', 'a dir path', cwd);
+  if (!isDir(cwd)) {
+    throw new InvalidOptionError(
+      `The \`cwd\` of ${where} is not an existing dir: ${cwd}. Create it first, or leave \`cwd\` out to use ${sandbox ? 'the sandbox workspace' : 'process.cwd()'}.`,
+    );
+  }
+  if (
+    o.env !== undefined &&
+    (typeof o.env !== 'object' || o.env === null || Array.isArray(o.env))
+  ) {
+    throw optionError(where, 'env', 'an object of env vars', o.env);
+  }
+  const env: Record<string, string> = { ...(sandbox ? sandbox.env() : stringEnv(process.env)) };
+  for (const [key, value] of Object.entries(o.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else if (typeof value !== 'string')
+      throw optionError(where, `env.${key}`, 'a string or undefined', value);
+    else env[key] = value;
+  }
+
+  let stdin: ResolvedSpawn['stdin'] = 'pipe';
+  let input: string | Uint8Array | undefined;
+  const given = fn === 'run' ? (o as RunOptions).input : o.stdin;
+  if (fn === 'run') {
+    if (given === undefined) stdin = 'ignore';
+    else if (typeof given === 'string' || given instanceof Uint8Array) input = given;
+    else throw optionError(where, 'input', 'a string or bytes', given);
+  } else if (given !== undefined) {
+    if (typeof given === 'string' && (STDIN_MODES as readonly string[]).includes(given)) {
+      stdin = given as ResolvedSpawn['stdin'];
+    } else if (typeof given === 'string' || given instanceof Uint8Array) {
+      input = given;
+    } else {
+      throw optionError(
+        where,
+        'stdin',
+        `${oneOf(STDIN_MODES)}, or the input as a string or bytes`,
+        given,
+      );
+    }
+  }
+  const tailBytes = o.tailBytes ?? 64 * 1024;
+  if (!Number.isInteger(tailBytes) || tailBytes < 0 || tailBytes > 2 ** 30) {
+    throw optionError(where, 'tailBytes', 'an integer number of bytes from 0 to 1 GiB', tailBytes);
+  }
+  if (o.keep !== undefined && typeof o.keep !== 'boolean') {
+    throw optionError(where, 'keep', 'true or false', o.keep);
+  }
+
+  if (findCommand(command, env, cwd, platform) === undefined) {
+    const { dirs } = commandCandidates(command, env, cwd, platform);
+    throw new CommandNotFoundError(command, dirs, cwd);
+  }
+  return {
+    sandbox,
+    cwd,
+    env,
+    stdin,
+    input,
+    tailBytes,
+    graceMs: checkMs(where, 'graceMs', o.graceMs, 2000),
+    drainMs: checkMs(where, 'drainMs', o.drainMs, 2000),
+    keep: o.keep ?? false,
+    platform,
+  };
+}
+
+export function resolveRunTimeout(options: RunOptions | undefined, command: string): number {
+  return checkMs(`run(${JSON.stringify(command)})`, 'timeoutMs', options?.timeoutMs, 30_000, 1);
+}
+
+export function resolveWaitOptions(
+  options: { timeoutMs?: number } | undefined,
+  where: string,
+): { timeoutMs: number | undefined } {
+  const o = checkOptionKeys(options, ['timeoutMs'], where);
+  if (o.timeoutMs === undefined) return { timeoutMs: undefined };
+  return { timeoutMs: checkMs(where, 'timeoutMs', o.timeoutMs, 0) };
+}
+
+export function resolveCloseOptions(
+  options: { graceMs?: number } | undefined,
+  spawn: ResolvedSpawn,
+  where: string,
+): { graceMs: number } {
+  const o = checkOptionKeys(options, ['graceMs'], where);
+  return { graceMs: checkMs(where, 'graceMs', o.graceMs, spawn.graceMs) };
+}
+
+/** A function that finds `pattern` in a text, as a RegExp match (strings match literally). */
+export type Matcher = (text: string) => RegExpExecArray | null;
+
+/** Turn a string or RegExp into a matcher; `g` and `y` flags are dropped (matching is stateless). */
+export function toMatcher(pattern: unknown, where: string): Matcher {
+  let regex: RegExp;
+  if (typeof pattern === 'string' && pattern !== '') {
+    regex = new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  } else if (pattern instanceof RegExp) {
+    regex = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
+  } else {
+    throw new InvalidOptionError(
+      `Expected the pattern of ${where} to be a non-empty string or a RegExp, got ${describeValue(pattern)}.`,
+    );
+  }
+  if (regex.exec('')?.[0] === '') {
+    throw new InvalidOptionError(
+      `The pattern ${String(pattern)} of ${where} matches empty text, so it would match at once; make it require at least one character.`,
+    );
+  }
+  return (text) => regex.exec(text);
+}
+
+export function checkSource(value: unknown, where: string): OutputSource {
+  if (value === undefined) return 'all';
+  if (!SOURCES.includes(value as OutputSource))
+    throw optionError(where, 'stream', oneOf(SOURCES), value);
+  return value as OutputSource;
+}
+
+export function resolveWaitForOutputOptions(
+  pattern: unknown,
+  options: { timeoutMs?: number; stream?: OutputSource } | undefined,
+  where: string,
+): { timeoutMs: number; stream: OutputSource; matcher: Matcher } {
+  const matcher = toMatcher(pattern, where);
+  const o = checkOptionKeys(options, ['timeoutMs', 'stream'], where);
+  return {
+    matcher,
+    timeoutMs: checkMs(where, 'timeoutMs', o.timeoutMs, 10_000, 1),
+    stream: checkSource(o.stream, where),
+  };
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}

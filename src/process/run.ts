@@ -1,0 +1,58 @@
+import { type RunOptions, resolveRunTimeout, resolveSpawn } from './options.js';
+import { TestProcess } from './test-process.js';
+
+/** What `run()` reports. */
+export interface RunResult {
+  /** The exit code, or `null` when a signal ended the process. */
+  exitCode: number | null;
+  /** The signal that ended it (`SIGTERM`/`SIGKILL` after a deadline), or `null`. */
+  signal: NodeJS.Signals | null;
+  /** The last `tailBytes` of stdout. */
+  stdout: string;
+  /** The last `tailBytes` of stderr. */
+  stderr: string;
+  /** Bytes of stdout / stderr that did not fit in the tail. */
+  stdoutDroppedBytes: number;
+  stderrDroppedBytes: number;
+  /** Whether the deadline passed and the tree was closed. */
+  timedOut: boolean;
+  /** From spawn to exit (or to the end of the close after a deadline). */
+  durationMs: number;
+  /** The command line, for messages. */
+  command: string;
+}
+
+/**
+ * Run a command to the end with a deadline, and return its exit and output.
+ * Whatever it leaves behind in its process group is closed too, so nothing
+ * outlives the call. A non-zero exit is reported, not thrown.
+ *
+ * @example
+ * const r = await run('git', ['status', '--short'], { sandbox: sb, timeoutMs: 5000 });
+ * expect(r).toMatchObject({ exitCode: 0, timedOut: false });
+ */
+export async function run(
+  command: string,
+  args: readonly string[] = [],
+  options?: RunOptions,
+): Promise<RunResult> {
+  const resolved = resolveSpawn(command, args, options, 'run');
+  const timeoutMs = resolveRunTimeout(options, command);
+  const started = performance.now();
+  const p = new TestProcess(command, args, resolved);
+  const waited = await p.wait({ timeoutMs });
+  // On a deadline: SIGTERM, SIGKILL after graceMs, then drain for up to drainMs.
+  // After a normal exit: only leftovers in the group (background children) are ended.
+  const exit = await p.close();
+  return {
+    exitCode: exit.exitCode,
+    signal: exit.signal,
+    stdout: p.stdout.tail(),
+    stderr: p.stderr.tail(),
+    stdoutDroppedBytes: p.stdout.droppedBytes,
+    stderrDroppedBytes: p.stderr.droppedBytes,
+    timedOut: waited.timedOut,
+    durationMs: waited.timedOut ? Math.round(performance.now() - started) : exit.durationMs,
+    command: p.commandLine,
+  };
+}
