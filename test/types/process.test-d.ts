@@ -1,0 +1,54 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  type CommandNotFoundError,
+  createSandbox,
+  type ProcessExit,
+  type Responder,
+  type RunResult,
+  run,
+  type SandboxDiagnostics,
+  type ShimkitError,
+  spawnProcess,
+  type TestProcess,
+  type TestSandbox,
+  type WaitResult,
+} from '../../src/index.js';
+
+describe('public types: sandboxes and test processes', () => {
+  it('createSandbox returns a disposable TestSandbox', () => {
+    const sb = createSandbox({ git: true, keep: false, env: { CI: '1' } });
+    expectTypeOf(sb).toEqualTypeOf<TestSandbox>();
+    expectTypeOf(sb.env()).toEqualTypeOf<Record<string, string>>();
+    expectTypeOf(sb.use).parameter(0).toEqualTypeOf<string | { readonly dir: string }>();
+    expectTypeOf(sb.diagnostics()).toEqualTypeOf<SandboxDiagnostics>();
+    expectTypeOf(sb[Symbol.asyncDispose]).toBeFunction();
+    // @ts-expect-error unknown option
+    createSandbox({ gti: true });
+  });
+
+  it('spawnProcess returns a TestProcess whose waits are typed', () => {
+    const p = spawnProcess('git', ['status'], { tailBytes: 1024, stdin: 'ignore' });
+    expectTypeOf(p).toEqualTypeOf<TestProcess>();
+    expectTypeOf(p.pid).toBeNumber();
+    expectTypeOf(p.stdout.tail()).toBeString();
+    expectTypeOf(p.stdout.droppedBytes).toBeNumber();
+    expectTypeOf(p.wait({ timeoutMs: 1 })).resolves.toEqualTypeOf<WaitResult>();
+    expectTypeOf(p.close()).resolves.toEqualTypeOf<ProcessExit>();
+    expectTypeOf(p.waitForOutput(/x/)).resolves.toEqualTypeOf<RegExpExecArray>();
+    expectTypeOf(p.respond('?', 'y\n')).toEqualTypeOf<Responder>();
+    // @ts-expect-error stream is stdout, stderr or all
+    p.waitForOutput('x', { stream: 'both' });
+    // @ts-expect-error spawnProcess has no timeoutMs; use wait({ timeoutMs }) or run()
+    spawnProcess('git', [], { timeoutMs: 5 });
+  });
+
+  it('run resolves with a RunResult; errors are ShimkitErrors', () => {
+    expectTypeOf(
+      run('git', [], { timeoutMs: 5000, input: 'x' }),
+    ).resolves.toEqualTypeOf<RunResult>();
+    expectTypeOf<RunResult['exitCode']>().toEqualTypeOf<number | null>();
+    expectTypeOf<RunResult['timedOut']>().toEqualTypeOf<boolean>();
+    expectTypeOf<CommandNotFoundError>().toMatchTypeOf<ShimkitError>();
+    expectTypeOf<CommandNotFoundError['searched']>().toEqualTypeOf<readonly string[]>();
+  });
+});
