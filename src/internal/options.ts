@@ -1,4 +1,4 @@
-import { describeValue, nearest } from './describe.js';
+import { describeValue, nearest, oneOf } from './describe.js';
 import { InvalidOptionError } from './errors.js';
 
 /** The longest delay a Node timer honours (about 24.8 days). */
@@ -64,4 +64,29 @@ export function checkMs(
     throw optionError(where, option, `${kind} of milliseconds up to ${MAX_TIMER_MS}`, value);
   }
   return value;
+}
+
+const PLATFORMS: readonly NodeJS.Platform[] = [
+  'aix',
+  'android',
+  'darwin',
+  'freebsd',
+  'haiku',
+  'linux',
+  'openbsd',
+  'sunos',
+  'win32',
+  'cygwin',
+  'netbsd',
+];
+
+/** The `platform` option: a Node platform name, `process.platform` when undefined. */
+export function resolvePlatform(value: unknown, where: string): NodeJS.Platform {
+  if (value === undefined) return process.platform;
+  if (!PLATFORMS.includes(value as NodeJS.Platform)) {
+    throw new InvalidOptionError(
+      `Expected the \`platform\` option of ${where} to be ${oneOf(PLATFORMS)}, got ${describeValue(value)}.`,
+    );
+  }
+  return value as NodeJS.Platform;
 }

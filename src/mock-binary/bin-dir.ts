@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DisposedError, InvalidOptionError } from '../internal/errors.js';
+import { resolvePlatform } from '../internal/options.js';
 import { type Env, envWithPathEntry } from '../internal/path-env.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
 import { installOnPath } from './install.js';
 import { MockBinary } from './mock-binary.js';
 import { validateBinaryName } from './name.js';
-import { resolveOptions, resolvePlatform } from './options.js';
+import { resolveOptions } from './options.js';
 import type { MockBinaryOptions } from './types.js';
 
 /** Options of `createMockBinDir()`. */

@@ -1,5 +1,11 @@
-import { describeValue, nearest, oneOf } from '../internal/describe.js';
-import { InvalidOptionError, InvalidResponseError } from '../internal/errors.js';
+import { oneOf } from '../internal/describe.js';
+import { InvalidResponseError } from '../internal/errors.js';
+import {
+  checkOptionKeys,
+  MAX_TIMER_MS,
+  optionError,
+  resolvePlatform,
+} from '../internal/options.js';
 import { responseProblem } from '../queue/response-schema.js';
 import type { WireConfig, WireResponse } from '../queue/types.js';
 import type { MockBinaryOptions, MockResponse } from './types.js';
@@ -16,20 +22,6 @@ const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
   'nodePath',
   'tmpDir',
 ];
-const PLATFORMS: readonly NodeJS.Platform[] = [
-  'aix',
-  'android',
-  'darwin',
-  'freebsd',
-  'haiku',
-  'linux',
-  'openbsd',
-  'sunos',
-  'win32',
-  'cygwin',
-  'netbsd',
-];
-const MAX_TIMER_MS = 2_147_483_647;
 
 export interface ResolvedOptions {
   config: WireConfig;
@@ -42,23 +34,9 @@ export interface ResolvedOptions {
 /** Check every option now (not when first used) and turn them into the on-disk config. */
 export function resolveOptions(name: string, options: MockBinaryOptions = {}): ResolvedOptions {
   const where = `createMockBinary(${JSON.stringify(name)})`;
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidOptionError(
-      `Expected the options of ${where} to be an object, got ${describeValue(options)}.`,
-    );
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.includes(key as keyof MockBinaryOptions)) {
-      const guess = nearest(key, OPTION_KEYS);
-      throw new InvalidOptionError(
-        `Unknown option \`${key}\` for ${where}.${guess ? ` Did you mean \`${guess}\`?` : ''} Valid options: ${OPTION_KEYS.join(', ')}.`,
-      );
-    }
-  }
+  checkOptionKeys(options, OPTION_KEYS, where);
   const bad = (option: string, expected: string, value: unknown) =>
-    new InvalidOptionError(
-      `Expected the \`${option}\` option of ${where} to be ${expected}, got ${describeValue(value)}.`,
-    );
+    optionError(where, option, expected, value);
 
   const { timeoutMs = 30_000, stdin = 'ignore', stdinLimitBytes = 1024 * 1024 } = options;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMER_MS) {
@@ -119,16 +97,6 @@ export function resolveOptions(name: string, options: MockBinaryOptions = {}): R
 }
 
 /** The platform whose shims to write (`process.platform` unless given). */
-export function resolvePlatform(value: unknown, where: string): NodeJS.Platform {
-  if (value === undefined) return process.platform;
-  if (!PLATFORMS.includes(value as NodeJS.Platform)) {
-    throw new InvalidOptionError(
-      `Expected the \`platform\` option of ${where} to be ${oneOf(PLATFORMS)}, got ${describeValue(value)}.`,
-    );
-  }
-  return value as NodeJS.Platform;
-}
-
 /** Validate a response (throws `InvalidResponseError` naming `where`) and return its wire form. */
 export function toWireResponse(value: unknown, where: string): WireResponse {
   const problem = responseProblem(value, where);

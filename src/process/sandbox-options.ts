@@ -1,7 +1,7 @@
-import { describeValue, nearest } from '../internal/describe.js';
+import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import { checkOptionKeys, optionError, resolvePlatform } from '../internal/options.js';
 import type { Env } from '../internal/path-env.js';
-import { resolvePlatform } from '../mock-binary/options.js';
 
 /** Options of `createSandbox()`. */
 export interface SandboxOptions {
@@ -79,23 +79,9 @@ export interface ResolvedSandboxOptions {
 
 /** Check every option now, before anything is created. */
 export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxOptions {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidOptionError(
-      `Expected the options of ${WHERE} to be an object, got ${describeValue(options)}.`,
-    );
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.includes(key as keyof SandboxOptions)) {
-      const guess = nearest(key, OPTION_KEYS);
-      throw new InvalidOptionError(
-        `Unknown option \`${key}\` for ${WHERE}.${guess ? ` Did you mean \`${guess}\`?` : ''} Valid options: ${OPTION_KEYS.join(', ')}.`,
-      );
-    }
-  }
+  checkOptionKeys(options, OPTION_KEYS, WHERE);
   const bad = (option: string, expected: string, value: unknown) =>
-    new InvalidOptionError(
-      `Expected the \`${option}\` option of ${WHERE} to be ${expected}, got ${describeValue(value)}.`,
-    );
+    optionError(WHERE, option, expected, value);
   const { git = false, keep = false, tmpDir } = options;
   if (typeof git !== 'boolean') throw bad('git', 'true or false', git);
   if (typeof keep !== 'boolean') throw bad('keep', 'true or false', keep);

@@ -56,6 +56,18 @@ export function completion(child: ChildProcess): Promise<Exit> {
   });
 }
 
+/** The first line a child prints, parsed as JSON (a fixture's report); rejects if it exits first. */
+export function firstJsonLine<T>(child: ChildProcess): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('\n')) resolve(JSON.parse(text.slice(0, text.indexOf('\n'))));
+    });
+    child.on('close', () => reject(new Error(`fixture exited before reporting: ${text}`)));
+  });
+}
+
 /** Run a command to completion (stdin closed unless `input` is given). */
 export function runCommand(
   command: string,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { completion, spawnTracked } from '../helpers/index.js';
+import { completion, firstJsonLine, spawnTracked } from '../helpers/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/mock-then-die.mjs', import.meta.url));
 
@@ -15,14 +15,7 @@ interface Report {
 async function dieAndReport(mode: string, signal?: NodeJS.Signals) {
   const child = spawnTracked(process.execPath, [FIXTURE, mode]);
   const exit = completion(child);
-  const report = await new Promise<Report>((resolve, reject) => {
-    let text = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes('\n')) resolve(JSON.parse(text.slice(0, text.indexOf('\n'))));
-    });
-    child.on('close', () => reject(new Error(`fixture exited before reporting: ${text}`)));
-  });
+  const report = await firstJsonLine<Report>(child);
   // While alive (as the child saw it): the temp dirs exist and are on PATH.
   expect(report.existed).toBe(true);
   expect(

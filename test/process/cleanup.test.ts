@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createSandbox, spawnProcess } from '../../src/index.js';
-import { completion, isAlive, spawnTracked } from '../helpers/index.js';
+import { completion, firstJsonLine, isAlive, spawnTracked } from '../helpers/index.js';
 
 const OWNER = fileURLToPath(new URL('../fixtures/process-owner.mjs', import.meta.url));
 
@@ -16,14 +16,7 @@ interface Report {
 async function ownerKilledBySigterm(mode = ''): Promise<Report> {
   const child = spawnTracked(process.execPath, [OWNER, mode]);
   const exit = completion(child);
-  const report = await new Promise<Report>((resolve, reject) => {
-    let text = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes('\n')) resolve(JSON.parse(text.slice(0, text.indexOf('\n'))));
-    });
-    child.on('close', () => reject(new Error(`owner exited before reporting: ${text}`)));
-  });
+  const report = await firstJsonLine<Report>(child);
   onTestFinished(() => {
     // Whatever the outcome, nothing outlives the test.
     for (const group of report.groups) {
