@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { mockCall, parallel64, queueGrowth } from './mock-binary.mjs';
+import { processOutput, processRun } from './process.mjs';
 import { proxyRtt, proxyStalledReader, proxyThroughput } from './proxy.mjs';
 
 const RESULTS = new URL('./results.json', import.meta.url);
@@ -40,6 +41,8 @@ const suites = {
   mockCall,
   queueGrowth,
   parallel64,
+  'process.output': processOutput,
+  'process.run': processRun,
   'proxy.throughput': proxyThroughput,
   'proxy.rtt': proxyRtt,
   'proxy.stalledReader': proxyStalledReader,

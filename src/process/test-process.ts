@@ -70,7 +70,7 @@ export class TestProcess {
   /** The command as given. */
   readonly command: string;
   readonly args: readonly string[];
-  /** The command line, quoted for display: `git commit -m 'a b'`. */
+  /** The command line, quoted for display: `git commit -m "a b"`. */
   readonly commandLine: string;
   readonly stdout: OutputStream;
   readonly stderr: OutputStream;
@@ -164,9 +164,10 @@ export class TestProcess {
     }
 
     if (this.pid !== 0 && !options.keep) {
-      const { platform, env } = options;
+      const { platform } = options;
       const pid = this.pid;
-      this.#forgetExitHook = onProcessExit(() => killTreeSync(pid, platform, env));
+      // taskkill is found through the test process's own SystemRoot, not the child's env.
+      this.#forgetExitHook = onProcessExit(() => killTreeSync(pid, platform, process.env));
     }
     if (options.sandbox && this.pid !== 0) this.#untrack = options.sandbox.track(this);
   }
@@ -316,10 +317,10 @@ export class TestProcess {
   }
 
   async #close(graceMs: number): Promise<ProcessExit> {
-    const { platform, env } = this.#options;
+    const { platform } = this.#options;
     if (this.pid !== 0) {
       if (platform === 'win32') {
-        if (this.running) await taskkill(this.pid, env);
+        if (this.running) await taskkill(this.pid, process.env); // the test process's SystemRoot
       } else if (signalGroup(this.pid, 'SIGTERM')) {
         const gone = () => !this.running && !groupAlive(this.pid);
         if (!(await until(gone, graceMs))) {
