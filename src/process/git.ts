@@ -7,7 +7,8 @@ import { formatCommand } from '../queue/format.js';
 /**
  * `git: true` (SPEC SP-02): the workspace becomes a repo on `main` with one
  * empty commit whose author, committer and dates are fixed, so hashes and
- * `git log` output are the same on every machine.
+ * `git log` output are the same on every machine. The repo's local config
+ * names the same identity, so later commits in the sandbox work too.
  */
 
 /** Who made the initial commit of a `git: true` sandbox, and when. */
@@ -56,6 +57,10 @@ export function initGitRepo(
   for (const args of [
     ['init', '--quiet', '--template='],
     ['commit', '--quiet', '--allow-empty', '--no-verify', '-m', 'initial commit'],
+    // The repo's own identity, so the program under test can commit too
+    // (the sandbox has no global config to take one from).
+    ['config', 'user.name', name],
+    ['config', 'user.email', email],
   ]) {
     const result = spawnSync('git', [...config, ...args], {
       cwd: workspace,

@@ -61,6 +61,16 @@ describe('git: true', () => {
     expect(existsSync(join(host, 'elsewhere.git'))).toBe(false);
   });
 
+  it('SP-02 the program under test can commit in the sandbox repo, as the sandbox identity', async () => {
+    await using sb = createSandbox({ git: true, tmpDir: testDir() });
+    await git(['commit', '--allow-empty', '-m', 'second'], sb.env(), sb.workspace);
+    const { name, email } = SANDBOX_GIT_IDENTITY;
+    expect(await git(['log', '-1', '--format=%an <%ae> %s'], sb.env(), sb.workspace)).toBe(
+      `${name} <${email}> second`,
+    );
+    expect(await git(['rev-list', '--count', 'HEAD'], sb.env(), sb.workspace)).toBe('2');
+  });
+
   it('SP-02 the commit is the same on every machine', async () => {
     await using a = createSandbox({ git: true, tmpDir: testDir() });
     await using b = createSandbox({ git: true, tmpDir: testDir() });
