@@ -9,7 +9,7 @@ describe('the demo', () => {
     const out = r.stdout.toString();
     expect(r.stderr.toString()).toBe('');
     expect(r.code).toBe(0);
-    expect(out).toContain('orchestrator exited with 2');
+    expect(out).toMatch(/orchestrator exited with 2 after \d+ ms/);
     expect(out).toMatch(
       /mock "git" recorded 2 calls:\n {2}#1 git rev-parse --abbrev-ref HEAD {2}→ response #1, exit 0/,
     );

@@ -1,11 +1,13 @@
-// `npm run demo`: run the orchestrator against a mocked `git` and a mocked
-// `deploy`, then print what the mocks recorded.
-import { execFile } from 'node:child_process';
+// `npm run demo`: run the orchestrator in a sandbox (an env built from
+// nothing, its own HOME) against a mocked `git` and a mocked `deploy`, then
+// print what the mocks recorded.
 import { fileURLToPath } from 'node:url';
-import { createMockBinDir } from 'shimkit';
+import { createMockBinDir, createSandbox, run } from 'shimkit';
 
 const orchestrator = fileURLToPath(new URL('./orchestrator.mjs', import.meta.url));
+const sb = createSandbox();
 const bin = createMockBinDir();
+sb.use(bin); // the mocks go first on the sandbox PATH
 try {
   const git = bin.mock('git');
   git.enqueue([{ stdout: 'release/2.4\n' }, { stdout: '' }]);
@@ -19,15 +21,11 @@ try {
     { stderr: 'quota exceeded\n', exitCode: 3 },
   ]);
 
-  console.log('$ orchestrator   (git and deploy are mocks on PATH)\n');
-  const exitCode = await new Promise((resolve) => {
-    const child = execFile(process.execPath, [orchestrator], { env: bin.env() }, (error) =>
-      resolve(error ? error.code : 0),
-    );
-    child.stdout.pipe(process.stdout);
-    child.stderr.pipe(process.stderr);
-  });
-  console.log(`\norchestrator exited with ${exitCode}\n`);
+  console.log('$ orchestrator   (in a sandbox; git and deploy are mocks on its PATH)\n');
+  const r = await run(process.execPath, [orchestrator], { sandbox: sb, timeoutMs: 30_000 });
+  process.stdout.write(r.stdout);
+  process.stderr.write(r.stderr);
+  console.log(`\norchestrator exited with ${r.exitCode} after ${r.durationMs} ms\n`);
 
   for (const mock of [git, deploy]) {
     console.log(`mock "${mock.name}" recorded ${mock.callCount()} calls:`);
@@ -42,4 +40,5 @@ try {
   console.log('\nevery scripted response was used exactly once.');
 } finally {
   await bin.dispose(); // the temp dir with the shims and their state is gone
+  await sb.dispose(); // and so is the sandbox, with anything still running in it
 }
