@@ -3,6 +3,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
+import { checkOptionKeys } from '../internal/options.js';
 import {
   type Address,
   clearStaleSocket,
@@ -305,28 +306,20 @@ export class FrameProxy extends EventEmitter {
  * await proxy.waitForFrames('c2s', 3);
  */
 export async function createFrameProxy(options: FrameProxyOptions): Promise<FrameProxy> {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError(
-      `Expected the options of createFrameProxy() to be an object, got ${describeValue(options)}.`,
-    );
-  }
-  const known = [
-    'listen',
-    'upstream',
-    'framing',
-    'maxFrameBytes',
-    'faults',
-    'seed',
-    'clock',
-    'queueLimitBytes',
-  ];
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new InvalidOptionError(
-        `Unknown option \`${key}\` for createFrameProxy(). Valid options: ${known.join(', ')}.`,
-      );
-    }
-  }
+  checkOptionKeys(
+    options,
+    [
+      'listen',
+      'upstream',
+      'framing',
+      'maxFrameBytes',
+      'faults',
+      'seed',
+      'clock',
+      'queueLimitBytes',
+    ],
+    'createFrameProxy()',
+  );
   const listen = resolveAddress(options.listen, 'listen');
   const upstream = resolveAddress(options.upstream, 'upstream');
   const framing = resolveFraming(options.framing);
