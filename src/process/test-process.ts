@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import crossSpawn from 'cross-spawn';
-import { truncate } from '../internal/describe.js';
-import { WaitTimeoutError } from '../internal/errors.js';
+import { describeValue, truncate } from '../internal/describe.js';
+import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { formatCommand } from '../queue/format.js';
 import { ProcessExitedError, SpawnError } from './errors.js';
@@ -310,6 +310,26 @@ export class TestProcess {
     const { graceMs } = resolveCloseOptions(options, this.#options, `${this.#label()}.close()`);
     this.#closing ??= this.#close(graceMs);
     return this.#closing;
+  }
+
+  /**
+   * Send `signal` to the process's whole group, as a terminal does for Ctrl-C
+   * (POSIX; on Windows to the child alone). Returns false when nothing was
+   * left to signal. Use it to test signal handling; use `close()` to end it.
+   *
+   * @example
+   * p.kill('SIGINT');
+   * expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: 130 });
+   */
+  kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
+    if (typeof signal !== 'string' || !/^SIG[A-Z0-9]+$/.test(signal)) {
+      throw new InvalidOptionError(
+        `Expected the signal of ${this.#label()}.kill() to be a signal name like "SIGINT", got ${describeValue(signal)}.`,
+      );
+    }
+    if (this.pid === 0) return false;
+    if (this.#options.platform === 'win32') return this.running && this.#child.kill(signal);
+    return groupAlive(this.pid) && signalGroup(this.pid, signal);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -80,6 +80,27 @@ describe('TestProcess lifecycle', () => {
   });
 });
 
+describe('signals', () => {
+  it('SP-04 kill(signal) signals the whole group, as Ctrl-C in a terminal does', async () => {
+    const p = spawned(
+      'sh',
+      ['-c', 'trap "echo got SIGINT; exit 130" INT; echo working; sleep 1000 & wait'],
+      { drainMs: 100 },
+    ); // the background sleep holds stdout open
+    await p.waitForOutput('working');
+
+    expect(p.kill('SIGINT')).toBe(true);
+
+    expect(await p.wait({ timeoutMs: 10_000 })).toMatchObject({ exitCode: 130 });
+    expect(p.stdout.tail()).toBe('working\ngot SIGINT\n');
+    await p.close(); // the background sleep ignores SIGINT (as in any non-interactive shell)
+    expect(p.kill('SIGINT')).toBe(false); // nothing left to signal
+    expect(() => p.kill('INT' as NodeJS.Signals)).toThrow(
+      'Expected the signal of TestProcess(sh -c',
+    );
+  });
+});
+
 describe('bounded output', () => {
   it('SP-05 keeps the last tailBytes of each stream and counts the dropped bytes exactly', async () => {
     // 100,000 numbered lines on stdout (588,890 bytes), a short stderr.
