@@ -36,6 +36,9 @@ describe('public types: sandboxes and test processes', () => {
     expectTypeOf(p.close()).resolves.toEqualTypeOf<ProcessExit>();
     expectTypeOf(p.waitForOutput(/x/)).resolves.toEqualTypeOf<RegExpExecArray>();
     expectTypeOf(p.respond('?', 'y\n')).toEqualTypeOf<Responder>();
+    expectTypeOf(p.kill('SIGINT')).toBeBoolean();
+    // @ts-expect-error a signal name
+    p.kill('INT');
     // @ts-expect-error stream is stdout, stderr or all
     p.waitForOutput('x', { stream: 'both' });
     // @ts-expect-error spawnProcess has no timeoutMs; use wait({ timeoutMs }) or run()
