@@ -131,10 +131,10 @@ describe('bounded output', () => {
     expect(p.stdout.droppedBytes).toBe(2003 - 8);
   });
 
-  it('SP-05 memory stays flat while the child writes 512 MiB to stdout', async () => {
+  it('SP-05 memory stays flat while the child writes 1 GiB to stdout', async () => {
     const before = memoryOf(process.pid).rss / 2 ** 20;
     let peak = before;
-    const p = spawned('head', ['-c', String(512 * 1024 * 1024), '/dev/zero']);
+    const p = spawned('head', ['-c', String(1024 * 1024 * 1024), '/dev/zero']);
     const sampler = setInterval(() => {
       peak = Math.max(peak, memoryOf(process.pid).rss / 2 ** 20);
     }, 20);
@@ -143,8 +143,8 @@ describe('bounded output', () => {
     clearInterval(sampler);
 
     expect(exit).toMatchObject({ timedOut: false, exitCode: 0 });
-    expect(p.stdout.totalBytes).toBe(512 * 1024 * 1024);
-    expect(p.stdout.droppedBytes).toBe(512 * 1024 * 1024 - 64 * 1024);
+    expect(p.stdout.totalBytes).toBe(1024 * 1024 * 1024);
+    expect(p.stdout.droppedBytes).toBe(1024 * 1024 * 1024 - 64 * 1024);
     expect(p.stdout.bytes()).toEqual(Buffer.alloc(64 * 1024));
     expect(peak - before).toBeLessThan(64);
   }, 90_000);
