@@ -20,9 +20,9 @@ export function commandCandidates(
     const file = p.resolve(cwd, command);
     return { dirs: [p.dirname(file)], files: extensions.map((ext) => file + ext) };
   }
-  const value = env[pathKey(env, platform)] ?? '';
-  const dirs = value
-    .split(pathDelimiter(platform))
+  // Without PATH, Node (libuv) searches the C library's default path; an empty PATH finds nothing.
+  const value = env[pathKey(env, platform)] ?? (platform === 'win32' ? '' : '/usr/bin:/bin');
+  const dirs = (value === '' ? [] : value.split(pathDelimiter(platform)))
     .map((dir) => dir.replace(/^"(.*)"$/, '$1'))
     .map((dir) => (dir === '' ? cwd : p.resolve(cwd, dir)));
   // Windows (cmd.exe, and cross-spawn's lookup) tries the current dir first.

@@ -110,3 +110,13 @@ describe('bad input', () => {
     expect(() => p.respond('?', 'y\n')).toThrow("needs stdin: 'pipe'");
   });
 });
+
+describe('command lookup follows Node', () => {
+  it('SP-04 without PATH the default path is searched; an empty PATH finds nothing', async () => {
+    const r = await run('ls', ['/'], { env: { PATH: undefined } });
+    expect(r.exitCode).toBe(0);
+    expect(() => spawnProcess('ls', [], { env: { PATH: '' } })).toThrow(
+      'Command not found: "ls" is not an executable file in any PATH dir (searched nothing: PATH is empty;',
+    );
+  });
+});
