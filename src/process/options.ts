@@ -130,13 +130,7 @@ export function resolveSpawn(
   ) {
     throw optionError(where, 'env', 'an object of env vars', o.env);
   }
-  const env: Record<string, string> = { ...(sandbox ? sandbox.env() : stringEnv(process.env)) };
-  for (const [key, value] of Object.entries(o.env ?? {})) {
-    if (value === undefined) delete env[key];
-    else if (typeof value !== 'string')
-      throw optionError(where, `env.${key}`, 'a string or undefined', value);
-    else env[key] = value;
-  }
+  const env = mergeEnv(sandbox ? sandbox.env() : stringEnv(process.env), o.env, platform, where);
 
   let stdin: ResolvedSpawn['stdin'] = 'pipe';
   let input: string | Uint8Array | undefined;
@@ -249,6 +243,30 @@ export function resolveWaitForOutputOptions(
     timeoutMs: checkMs(where, 'timeoutMs', o.timeoutMs, 10_000, 1),
     stream: checkSource(o.stream, where),
   };
+}
+
+/**
+ * `base` with `overrides` applied (`undefined` removes a var). On Windows env
+ * keys are case-insensitive: `PATH` replaces a `Path`, never sits beside it.
+ */
+export function mergeEnv(
+  base: Record<string, string>,
+  overrides: Env | undefined,
+  platform: NodeJS.Platform,
+  where: string,
+): Record<string, string> {
+  const env = { ...base };
+  for (const [key, value] of Object.entries(overrides ?? {})) {
+    if (value !== undefined && typeof value !== 'string') {
+      throw optionError(where, `env.${key}`, 'a string or undefined', value);
+    }
+    if (platform === 'win32') {
+      for (const k of Object.keys(env)) if (k.toUpperCase() === key.toUpperCase()) delete env[k];
+    }
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
 }
 
 function isDir(path: string): boolean {

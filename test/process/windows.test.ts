@@ -1,7 +1,7 @@
 // The Windows branches, run on any OS with an injected platform and env.
 import { describe, expect, it } from 'vitest';
 import { taskkillCommand } from '../../src/process/kill.js';
-import { resolveSpawn } from '../../src/process/options.js';
+import { mergeEnv, resolveSpawn } from '../../src/process/options.js';
 import { commandCandidates } from '../../src/process/which.js';
 
 describe('Windows', () => {
@@ -52,5 +52,17 @@ describe('Windows', () => {
         'win32',
       ),
     ).toThrow(/Command not found: "nope" .*\(searched C:\\a, C:\\b; cwd /);
+  });
+
+  it('SP-01 on Windows an `env` option replaces a var of another casing instead of adding a second', () => {
+    const base = { Path: 'C:\\bin', Foo: 'a', Keep: 'k' };
+    expect(mergeEnv(base, { PATH: 'D:\\x', FOO: 'b', KEEP: undefined }, 'win32', 'w')).toEqual({
+      PATH: 'D:\\x',
+      FOO: 'b',
+    });
+    // POSIX keys are exact.
+    expect(mergeEnv({ Path: 'x' }, { PATH: 'y', Path: undefined }, 'linux', 'w')).toEqual({
+      PATH: 'y',
+    });
   });
 });
