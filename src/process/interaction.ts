@@ -125,7 +125,7 @@ export class Interaction {
       watch.cursor = window.base + from + match.index + match[0].length;
       watch.count += 1;
       if (watch.count >= watch.times) this.#watches.delete(watch);
-      const text = typeof watch.answer === 'string' ? watch.answer : watch.answer(match);
+      const text = typeof watch.answer === 'string' ? watch.answer : String(watch.answer(match));
       this.#process.stdinWrite(text);
       this.#lastActivity = performance.now();
     }
