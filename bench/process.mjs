@@ -26,55 +26,51 @@ async function shimkitOutput(bytes) {
   await p.close();
 }
 
-async function timed(fn) {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
+/**
+ * Time `plain` and `shimkit` once a round, in alternating order; return the
+ * median time of each and the median of the per-round ratios shimkit ÷ plain.
+ */
+async function paired(rounds, plain, shimkit) {
+  const times = { plain: [], shimkit: [] };
+  const ratios = [];
+  for (let r = 0; r < rounds; r++) {
+    const got = {};
+    for (const kind of r % 2 === 0 ? ['plain', 'shimkit'] : ['shimkit', 'plain']) {
+      const start = performance.now();
+      await (kind === 'plain' ? plain() : shimkit());
+      got[kind] = performance.now() - start;
+      times[kind].push(got[kind]);
+    }
+    ratios.push(got.shimkit / got.plain);
+  }
+  return { plainMs: median(times.plain), shimkitMs: median(times.shimkit), ratio: median(ratios) };
 }
 
 /** 256 MiB through stdout: spawnProcess (kept as a 64 KiB tail) vs a plain spawn that discards it. */
 export async function processOutput({ rounds = 7, mib = 256 } = {}) {
   const bytes = mib * MiB;
-  const plain = [];
-  const shimkit = [];
-  const ratios = [];
-  for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? ['plain', 'shimkit'] : ['shimkit', 'plain'];
-    const got = {};
-    for (const kind of order) {
-      got[kind] = await timed(() => (kind === 'plain' ? plainOutput(bytes) : shimkitOutput(bytes)));
-    }
-    plain.push(got.plain);
-    shimkit.push(got.shimkit);
-    ratios.push(got.shimkit / got.plain);
-  }
+  const m = await paired(
+    rounds,
+    () => plainOutput(bytes),
+    () => shimkitOutput(bytes),
+  );
   return {
-    plainMiBps: round(mib / (median(plain) / 1000), 1),
-    shimkitMiBps: round(mib / (median(shimkit) / 1000), 1),
-    ratioToPlain: round(median(ratios)),
+    plainMiBps: round(mib / (m.plainMs / 1000), 1),
+    shimkitMiBps: round(mib / (m.shimkitMs / 1000), 1),
+    ratioToPlain: round(m.ratio),
   };
 }
 
 /** A short command to its end: run() (lookup, group, close) vs execFile. */
 export async function processRun({ rounds = 40 } = {}) {
-  const plain = [];
-  const shimkit = [];
-  const ratios = [];
-  for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? ['plain', 'shimkit'] : ['shimkit', 'plain'];
-    const got = {};
-    for (const kind of order) {
-      got[kind] = await timed(() =>
-        kind === 'plain' ? execFileAsync('true') : run('true', [], { timeoutMs: 10_000 }),
-      );
-    }
-    plain.push(got.plain);
-    shimkit.push(got.shimkit);
-    ratios.push(got.shimkit / got.plain);
-  }
+  const m = await paired(
+    rounds,
+    () => execFileAsync('true'),
+    () => run('true', [], { timeoutMs: 10_000 }),
+  );
   return {
-    execFileMedianMs: round(median(plain), 2),
-    runMedianMs: round(median(shimkit), 2),
-    ratioToExecFile: round(median(ratios)),
+    execFileMedianMs: round(m.plainMs, 2),
+    runMedianMs: round(m.shimkitMs, 2),
+    ratioToExecFile: round(m.ratio),
   };
 }
