@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Env } from '../internal/path-env.js';
+import { findKey } from './env.js';
 
 /**
  * Ending a process tree. POSIX: the child leads its own process group
@@ -12,7 +13,7 @@ import type { Env } from '../internal/path-env.js';
 
 /** The taskkill command line that ends `pid` and its descendants on Windows. */
 export function taskkillCommand(pid: number, env: Env): { file: string; args: string[] } {
-  const key = Object.keys(env).find((k) => k.toUpperCase() === 'SYSTEMROOT');
+  const key = findKey(env, 'SystemRoot', 'win32');
   const root = (key ? env[key] : undefined) || 'C:\\Windows';
   return {
     file: path.win32.join(root, 'System32', 'taskkill.exe'),

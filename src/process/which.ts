@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { type Env, pathDelimiter, pathKey } from '../internal/path-env.js';
+import { findKey } from './env.js';
 
 /**
  * Where the OS would look for `command`, in order: the file itself when it
@@ -33,7 +34,7 @@ export function commandCandidates(
 
 /** `['']` when `command` already ends in a PATHEXT extension, else each extension to try. */
 function windowsExtensions(command: string, env: Env): string[] {
-  const key = Object.keys(env).find((k) => k.toUpperCase() === 'PATHEXT');
+  const key = findKey(env, 'PATHEXT', 'win32');
   const list = (key ? env[key] : undefined) ?? '.COM;.EXE;.BAT;.CMD';
   const extensions = list.split(';').filter(Boolean);
   const lower = command.toLowerCase();
