@@ -32,6 +32,7 @@ function safeJson(value: unknown): string {
 
 /** The candidate closest to `input` by edit distance, if it is close enough to be a likely typo. */
 export function nearest(input: string, candidates: readonly string[]): string | undefined {
+  if (input.length > 64) return undefined; // not a typo of a short name, and keeps this cheap
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {

@@ -1,8 +1,8 @@
 import { describeValue, nearest, oneOf } from './describe.js';
 import { InvalidOptionError } from './errors.js';
+import { MAX_TIMER_MS } from './limits.js';
 
-/** The longest delay a Node timer honours (about 24.8 days). */
-export const MAX_TIMER_MS = 2_147_483_647;
+export { MAX_TIMER_MS };
 
 /**
  * Check that `options` is an object with only `keys`; `where` names the call

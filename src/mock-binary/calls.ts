@@ -1,6 +1,6 @@
+import { MockExitCode } from '../queue/exit-codes.js';
 import { isAlive } from '../queue/process-alive.js';
-import type { Snapshot } from '../queue/store.js';
-import type { WireCallRecord } from '../queue/types.js';
+import type { Snapshot, SnapshotRecord } from '../queue/reader.js';
 import { formatCalls, summariseResponse } from './diagnostics.js';
 import type { MockCall } from './types.js';
 
@@ -9,9 +9,11 @@ export function callsOf(snapshot: Snapshot): MockCall[] {
   return snapshot.calls.map((record) => toMockCall(record, snapshot.claims));
 }
 
-function toMockCall(record: WireCallRecord, claims: Map<number, number>): MockCall {
-  // A call killed before it could finish its record is still "running" on disk.
-  const killed = record.status === 'running' && !isAlive(record.pid);
+function toMockCall(record: SnapshotRecord, claims: Map<number, number>): MockCall {
+  // A call that died before it could finish its record is still "running" on
+  // disk: killed, or (marked so) unable to write its last line.
+  const ended = record.status === 'running' && !isAlive(record.pid);
+  const unrecorded = ended && record.unfinished === true;
   // A queue response counts only once its claim marker names this call: a call
   // killed between publishing its record and claiming got nothing.
   const claimed = record.source !== 'queue' || claims.get(record.response as number) === record.seq;
@@ -28,12 +30,14 @@ function toMockCall(record: WireCallRecord, claims: Map<number, number>): MockCa
     ppid: record.ppid,
     startedAt: record.startedAt,
     endedAt: record.endedAt,
-    lockWaitMs: record.lockWaitMs,
-    status: killed ? 'killed' : record.status,
+    claimMs: record.claimMs,
+    status: unrecorded ? 'failed' : ended ? 'killed' : record.status,
     response: claimed ? record.response : undefined,
     responseSource: claimed ? record.source : undefined,
-    exitCode: record.exitCode,
-    diagnostic: record.diagnostic,
+    exitCode: unrecorded ? MockExitCode.broken : record.exitCode,
+    diagnostic: unrecorded
+      ? `call #${record.seq} could not record how it ended (is the disk full?); it exited with code ${MockExitCode.broken}`
+      : record.diagnostic,
     env: record.env,
     stdin: stdinBytes?.toString('utf8'),
     stdinBytes,

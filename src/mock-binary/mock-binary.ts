@@ -9,23 +9,34 @@ import {
 } from '../internal/errors.js';
 import { runnerPath } from '../internal/package-files.js';
 import type { Env } from '../internal/path-env.js';
-import { removeTree } from '../internal/temp-dir.js';
 import { tryUnlink } from '../queue/atomic.js';
+import { stateError } from '../queue/errors.js';
 import {
-  appendToQueue,
   countCalls,
-  initState,
+  liveGeneration,
   queueLength,
+  RecordCache,
   readSnapshot,
-  resetState,
-} from '../queue/store.js';
-import type { MockBinDir } from './bin-dir.js';
+} from '../queue/reader.js';
+import { appendToQueue, createInstance, resetState, retire } from '../queue/writer.js';
 import { callsOf, notDoneReport } from './calls.js';
 import { formatCalls } from './diagnostics.js';
 import type { ResolvedOptions } from './options.js';
 import { toWireResponse } from './options.js';
 import { renderShim, shimFileName } from './shim.js';
 import type { MockCall, MockResponse, WaitForCallsOptions } from './types.js';
+
+/** What a mock needs from the bin dir that holds it (see MockBinDir). */
+export interface MockHost {
+  /** The shim dir. */
+  readonly dir: string;
+  /** The temp dir holding the shim dir and every mock's state. */
+  readonly root: string;
+  env(base?: Env): Env;
+  install(): unknown;
+  uninstall(): unknown;
+  dispose(): Promise<void>;
+}
 
 /**
  * A fake command on PATH whose calls are scripted one by one and recorded.
@@ -46,29 +57,35 @@ export class MockBinary {
   readonly dir: string;
   /** This mock's private state dir (queue, claims, call records). */
   readonly stateDir: string;
-  readonly #bin: MockBinDir;
+  readonly #bin: MockHost;
   readonly #forget: () => void;
+  readonly #records = new RecordCache();
   #ownsBin = false;
   #disposed = false;
 
   /** @internal Use `createMockBinary()` or `bin.mock()`. */
-  constructor(bin: MockBinDir, name: string, options: ResolvedOptions, forget: () => void) {
+  constructor(bin: MockHost, name: string, options: ResolvedOptions, forget: () => void) {
     this.name = name;
     this.#bin = bin;
     this.#forget = forget;
     this.dir = bin.dir;
     this.path = join(bin.dir, shimFileName(name, options.platform));
-    this.stateDir = join(bin.root, 'state', name);
-    initState(this.stateDir, options.config);
+    // A state dir of its own that no earlier mock of this name had (MB-18).
+    this.stateDir = createInstance(join(bin.root, 'state'), name, options.config);
     // The shim appears last and whole, so it is never run half-made or ahead of its state.
     const temp = join(bin.dir, `.${name}.${process.pid}.tmp`);
     const shim = renderShim(
       { name, nodePath: options.nodePath, runnerPath: runnerPath(), stateDir: this.stateDir },
       options.platform,
     );
-    writeFileSync(temp, shim, { mode: 0o700 });
-    chmodSync(temp, 0o700);
-    renameSync(temp, this.path);
+    try {
+      writeFileSync(temp, shim, { mode: 0o700 });
+      chmodSync(temp, 0o700);
+      renameSync(temp, this.path);
+    } catch (error) {
+      tryUnlink(temp);
+      throw stateError(error, this.path, 'test');
+    }
     if (options.responses.length > 0) this.enqueue(options.responses);
   }
 
@@ -86,17 +103,15 @@ export class MockBinary {
   enqueue(responses: MockResponse | readonly MockResponse[]): this {
     this.#assertLive();
     const list = Array.isArray(responses) ? responses : [responses];
-    const lines = list.map((response, i) =>
-      JSON.stringify(
-        toWireResponse(
-          response,
-          Array.isArray(responses)
-            ? `response [${i}] passed to enqueue() on mock "${this.name}"`
-            : `the response passed to enqueue() on mock "${this.name}"`,
-        ),
+    const wire = list.map((response, i) =>
+      toWireResponse(
+        response,
+        Array.isArray(responses)
+          ? `response [${i}] passed to enqueue() on mock "${this.name}"`
+          : `the response passed to enqueue() on mock "${this.name}"`,
       ),
     );
-    if (lines.length > 0) appendToQueue(this.stateDir, lines);
+    if (wire.length > 0) appendToQueue(liveGeneration(this.stateDir), wire);
     return this;
   }
 
@@ -108,7 +123,7 @@ export class MockBinary {
   /** Every call so far, in the order they took a response. */
   calls(): MockCall[] {
     this.#assertLive();
-    return callsOf(readSnapshot(this.stateDir));
+    return callsOf(readSnapshot(this.stateDir, this.#records));
   }
 
   /** Number of calls so far (running ones included). */
@@ -175,7 +190,7 @@ export class MockBinary {
    */
   assertDone(): void {
     this.#assertLive();
-    const report = notDoneReport(this.name, readSnapshot(this.stateDir));
+    const report = notDoneReport(this.name, readSnapshot(this.stateDir, this.#records));
     if (report) throw new UnusedResponsesError(report);
   }
 
@@ -206,17 +221,21 @@ export class MockBinary {
     return this;
   }
 
-  /** Uninstall and delete the mock (and its temp dir, if it has one of its own). */
+  /**
+   * Uninstall and delete the mock (and its temp dir, if it has one of its
+   * own). A call still running finishes without a trace: its state dir is
+   * moved away at once, so nothing it writes can reach a later mock.
+   */
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     if (this.#ownsBin) {
-      this.#bin.disposeSync();
+      await this.#bin.dispose();
       return;
     }
     this.markDisposed();
     this.#forget();
     tryUnlink(this.path);
-    removeTree(this.stateDir);
+    retire(this.stateDir);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -3,6 +3,9 @@ import { InvalidOptionError } from '../internal/errors.js';
 
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
 
+/** Longest name, in UTF-8 bytes: it becomes a file name, plus suffixes, within the usual 255-byte limit. */
+export const MAX_NAME_BYTES = 128;
+
 /**
  * A mock's name becomes a file name in the shim dir, so it must be a plain
  * command name: no path separators, no NUL or control characters, not `.` or
@@ -16,6 +19,11 @@ export function validateBinaryName(name: unknown, platform: NodeJS.Platform): st
   if (typeof name !== 'string') throw fail('it must be a string');
   if (name === '') throw fail('it is empty');
   if (name === '.' || name === '..') throw fail('it is a directory reference');
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) {
+    throw fail(
+      `it is ${Buffer.byteLength(name)} bytes long, more than the ${MAX_NAME_BYTES} a file name here can take`,
+    );
+  }
   if (name.includes('/') || name.includes('\\')) throw fail('it contains a path separator');
   // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting them is the point
   if (/[\u0000-\u001f\u007f]/.test(name)) throw fail('it contains a NUL or control character');

@@ -7,7 +7,7 @@ import {
   resolvePlatform,
 } from '../internal/options.js';
 import { responseProblem } from '../queue/response-schema.js';
-import type { WireConfig, WireResponse } from '../queue/types.js';
+import { PROTOCOL_VERSION, type WireConfig, type WireResponse } from '../queue/types.js';
 import type { MockBinaryOptions, MockResponse } from './types.js';
 
 const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
@@ -82,7 +82,7 @@ export function resolveOptions(name: string, options: MockBinaryOptions = {}): R
   if (!Array.isArray(responses)) throw bad('responses', 'an array of responses', responses);
 
   const config: WireConfig = {
-    version: 1,
+    version: PROTOCOL_VERSION,
     name,
     timeoutMs,
     onExhausted,

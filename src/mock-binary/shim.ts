@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../internal/errors.js';
 import { shimTemplate } from '../internal/package-files.js';
+import { posixMoveLines, windowsMoveLines } from './node-env.js';
 
 /** What a shim needs to know: which Node, which runner, which state dir. */
 export interface ShimTarget {
@@ -17,16 +18,20 @@ export function shimFileName(name: string, platform: NodeJS.Platform): string {
 
 /** A POSIX sh shim: `exec '<node>' '<runner>' '<state>' "$@"`. */
 export function renderPosixShim(target: ShimTarget): string {
-  return fill(shimTemplate('posix.sh'), target, shQuote);
+  return fill(shimTemplate('posix.sh'), target, shQuote).replace('@@MOVE_ENV@@', posixMoveLines());
 }
 
 /**
  * A Windows `.cmd` shim. Paths are put in double quotes (Windows paths cannot
  * contain `"`); inside them cmd.exe only expands `%`, so that is the one
- * character escaped (`%%`). Delayed expansion is off, so `!` is literal.
+ * character escaped (`%%`). The line that runs node has delayed expansion
+ * off, so `!` in paths and arguments is literal.
  */
 export function renderWindowsShim(target: ShimTarget): string {
-  return fill(shimTemplate('windows.cmd'), target, cmdQuote);
+  return fill(shimTemplate('windows.cmd'), target, cmdQuote).replace(
+    '@@MOVE_ENV@@',
+    windowsMoveLines(),
+  );
 }
 
 export function renderShim(target: ShimTarget, platform: NodeJS.Platform): string {

@@ -60,7 +60,11 @@ export interface MockBinaryOptions {
   tmpDir?: string;
 }
 
-/** How a recorded call ended: as the call recorded it, or `'killed'` if it died mid-way. */
+/**
+ * How a recorded call ended: as the call recorded it, or `'killed'` if it died
+ * mid-way. A call that could not write how it ended (a full disk) exits with
+ * `MockExitCode.broken` and shows as `'failed'`.
+ */
 export type MockCallStatus = CallStatus | 'killed';
 
 /** One recorded call of a mock. */
@@ -82,8 +86,12 @@ export interface MockCall {
   startedAt: number;
   /** Epoch milliseconds; undefined while running or if the call was killed. */
   endedAt: number | undefined;
-  /** How long the call waited for the queue lock, in milliseconds. */
-  lockWaitMs: number | undefined;
+  /**
+   * How long the call took to claim its response, in milliseconds: from its
+   * first look at the queue to holding a response. There is no lock to wait
+   * for, so this stays small however many calls run at once.
+   */
+  claimMs: number | undefined;
   status: MockCallStatus;
   /** 1-based number of the queued response used (also for a repeat), if any. */
   response: number | undefined;

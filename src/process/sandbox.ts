@@ -4,9 +4,9 @@ import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError } from '../internal/errors.js';
 import { type Env, envWithPathEntry, pathDelimiter } from '../internal/path-env.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
+import { redactEnv } from '../queue/secrets.js';
 import { buildSandboxEnv, gitConfigPath, homeDirs, setVar } from './env.js';
 import { initGitRepo } from './git.js';
-import { redactEnv } from './redact.js';
 import { checkEnvKey, resolveSandboxOptions, type SandboxOptions } from './sandbox-options.js';
 
 export type { SandboxOptions } from './sandbox-options.js';

@@ -1,6 +1,20 @@
-import { linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errnoCode } from './errors.js';
+
+/**
+ * The file operations the protocol is built from. Each leaves nothing behind
+ * when it fails (no temp file, no half-written file under a real name), so a
+ * full disk costs a diagnostic and never litter.
+ */
 
 let counter = 0;
 
@@ -14,7 +28,7 @@ export function tempPathFor(target: string): string {
 export function writeFileAtomic(target: string, data: string): void {
   const temp = tempPathFor(target);
   try {
-    writeFileSync(temp, data, { mode: 0o600 });
+    writeFileSync(temp, data, { mode: 0o600, flag: 'wx' });
     renameSync(temp, target);
   } catch (error) {
     tryUnlink(temp);
@@ -23,18 +37,21 @@ export function writeFileAtomic(target: string, data: string): void {
 }
 
 /**
- * Create `target` with `data` only if it does not exist yet, and atomically:
- * the content is written to a temp file first and hard-linked into place, so
- * the file is never visible empty or half-written. Returns false if `target`
- * already exists (someone else created it first).
+ * A new temp file holding `data`, open for appending more: the fd stays open
+ * so later lines cost one write each. The caller links it into place and
+ * unlinks the temp name.
  */
-export function publishExclusive(target: string, data: string): boolean {
-  const temp = tempPathFor(target);
-  writeFileSync(temp, data, { mode: 0o600 });
+export function createTemp(besides: string, data: string): { fd: number; path: string } {
+  const path = tempPathFor(besides);
+  let fd: number | undefined;
   try {
-    return linkExclusive(temp, target);
-  } finally {
-    tryUnlink(temp);
+    fd = openSync(path, 'wx', 0o600);
+    writeBytes(fd, Buffer.from(data));
+    return { fd, path };
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    tryUnlink(path);
+    throw error;
   }
 }
 
@@ -49,10 +66,24 @@ export function linkExclusive(existing: string, target: string): boolean {
   }
 }
 
+/** Write all of `data` at the fd's position (appending, for a file opened to append). */
+export function writeBytes(fd: number, data: Uint8Array): void {
+  let offset = 0;
+  while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+}
+
 export function tryUnlink(path: string): void {
   try {
     unlinkSync(path);
   } catch {
     // Already gone.
+  }
+}
+
+export function tryClose(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Closed already.
   }
 }

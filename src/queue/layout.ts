@@ -4,29 +4,33 @@ import { join } from 'node:path';
  * Where everything lives in a mock's private state dir (0700). One layout,
  * read by the runner in every call and written by the test process.
  *
- *   <state>/state.json         {"generation":"g1","config":{…}}: the live generation and the mock's options
- *   <state>/g1/queue.jsonl     one scripted response per line, FIFO, 1-based
- *   <state>/g1/lock            the queue lock: the owner's pid
- *   <state>/g1/cursor          hint "<next call> <next response>", only ever read under the lock
- *   <state>/g1/calls/<n>.json  record of call n
- *   <state>/g1/claims/<n>      claim marker of response n: a hard link of the claiming call's record
+ *   <state>/state.json          {"generation":"g1","config":{…}}: the live generation and the mock's options
+ *   <state>/g1/queue.jsonl      one scripted response per line, 1-based; appended to, never rewritten.
+ *                               A line counts once its "\n" is written.
+ *   <state>/g1/out/<name>       a large output or file map of a response, kept out of the queue line
+ *   <state>/g1/calls/<n>.json   record of call n: one JSON line when it starts, one when it has
+ *                               claimed, one when it ends (each appended; later lines win)
+ *   <state>/g1/claims/<n>       claim marker of response n: a hard link of the claiming call's record
  *
- * `reset()` builds the next generation beside the live one and switches
- * `state.json` to it, so a call still in flight finishes inside the old
- * generation. Names starting with "." are temp files that readers ignore.
+ * Every mock instance gets a state dir of its own whose name is never used
+ * again (`state/<name>.<id>`), and `reset()` moves to the next generation of
+ * it, so a call still running from a disposed or reset mock can never write
+ * into a later one. Names starting with "." are temp files that readers ignore.
  */
 export const statePath = (stateDir: string) => join(stateDir, 'state.json');
 export const queuePath = (genDir: string) => join(genDir, 'queue.jsonl');
-export const lockPath = (genDir: string) => join(genDir, 'lock');
-export const cursorPath = (genDir: string) => join(genDir, 'cursor');
+export const outDir = (genDir: string) => join(genDir, 'out');
+export const outPath = (genDir: string, name: string) => join(genDir, 'out', name);
 export const claimsDir = (genDir: string) => join(genDir, 'claims');
 export const claimPath = (genDir: string, n: number) => join(genDir, 'claims', String(n));
 export const callsDir = (genDir: string) => join(genDir, 'calls');
 export const callPath = (genDir: string, n: number) => join(genDir, 'calls', `${n}.json`);
 
 /** A generation dir name is `g` followed by a positive integer. */
-export const GENERATION_PATTERN = /^g[1-9][0-9]*$/;
+export const GENERATION_PATTERN = /^g[1-9][0-9]{0,14}$/;
 /** A call record file name. */
-export const CALL_FILE_PATTERN = /^([1-9][0-9]*)\.json$/;
+export const CALL_FILE_PATTERN = /^([1-9][0-9]{0,14})\.json$/;
 /** A claim marker file name. */
-export const CLAIM_FILE_PATTERN = /^[1-9][0-9]*$/;
+export const CLAIM_FILE_PATTERN = /^[1-9][0-9]{0,14}$/;
+/** A file name in `out/`, as a queue line may refer to it. */
+export const OUT_FILE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$/;

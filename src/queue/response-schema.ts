@@ -1,4 +1,5 @@
-import { describeValue, nearest } from '../internal/describe.js';
+import { describeValue, nearest, truncate } from '../internal/describe.js';
+import { OUT_FILE_PATTERN } from './layout.js';
 import type { WireResponse } from './types.js';
 
 /**
@@ -42,9 +43,14 @@ const isFileMap: Check = (v) => {
   }
   return undefined;
 };
+const isOutFile: Check = (v) =>
+  typeof v === 'string' && OUT_FILE_PATTERN.test(v) ? undefined : 'a file name in out/';
+
+type UserField = Exclude<keyof WireResponse, WireOnlyField>;
+type WireOnlyField = 'stdoutFile' | 'stderrFile' | 'writeFilesFile';
 
 /** Every response field and what it must be. */
-export const RESPONSE_FIELDS: Readonly<Record<keyof WireResponse, Check>> = {
+export const RESPONSE_FIELDS: Readonly<Record<UserField, Check>> = {
   stdout: isString,
   stderr: isString,
   stdoutBase64: isBase64,
@@ -53,6 +59,13 @@ export const RESPONSE_FIELDS: Readonly<Record<keyof WireResponse, Check>> = {
   delayMs: isDelay,
   jsonl: isJsonl,
   writeFiles: isFileMap,
+};
+
+/** Fields only the queue file holds: large parts kept in `out/` (see `WireResponse`). */
+const WIRE_FIELDS: Readonly<Record<WireOnlyField, Check>> = {
+  stdoutFile: isOutFile,
+  stderrFile: isOutFile,
+  writeFilesFile: isOutFile,
 };
 
 /** Fields of SPEC that this version does not implement yet: a clear error, not "unknown key". */
@@ -83,19 +96,37 @@ const ALIASES: Readonly<Record<string, keyof WireResponse>> = {
 const CONFLICTS: ReadonlyArray<[keyof WireResponse, keyof WireResponse]> = [
   ['stdout', 'stdoutBase64'],
   ['stderr', 'stderrBase64'],
+  ['stdoutFile', 'stdout'],
+  ['stdoutFile', 'stdoutBase64'],
+  ['stdoutFile', 'jsonl'],
+  ['stderrFile', 'stderr'],
+  ['stderrFile', 'stderrBase64'],
+  ['writeFilesFile', 'writeFiles'],
 ];
+
+const has = (object: object, key: string) => Object.hasOwn(object, key);
 
 /**
  * Why `value` is not a valid response, as one sentence naming `where`
- * (e.g. `response #2 for mock "git"`), or `undefined` if it is valid.
+ * (e.g. `response #2 for mock "git"`), or `undefined` if it is valid. Only own
+ * properties count (`__proto__`, `constructor`, `hasOwnProperty` are unknown
+ * keys). `wire: true` also accepts the fields only a queue line holds.
  */
-export function responseProblem(value: unknown, where: string): string | undefined {
+export function responseProblem(
+  value: unknown,
+  where: string,
+  options: { wire?: boolean } = {},
+): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return `Expected ${where} to be an object such as { stdout: "…", exitCode: 0 }, got ${describeValue(value)}.`;
   }
   const fields = Object.keys(RESPONSE_FIELDS);
   for (const [key, field] of Object.entries(value)) {
-    const check = RESPONSE_FIELDS[key as keyof WireResponse];
+    const check = has(RESPONSE_FIELDS, key)
+      ? RESPONSE_FIELDS[key as UserField]
+      : options.wire && has(WIRE_FIELDS, key)
+        ? WIRE_FIELDS[key as WireOnlyField]
+        : undefined;
     if (!check) return unknownKey(key, where, fields);
     if (field === undefined) continue;
     const expected = check(field);
@@ -104,7 +135,7 @@ export function responseProblem(value: unknown, where: string): string | undefin
     }
   }
   for (const [a, b] of CONFLICTS) {
-    if (a in value && b in value) {
+    if (has(value, a) && has(value, b)) {
       return `${capitalise(where)} sets both \`${a}\` and \`${b}\`; use one of them.`;
     }
   }
@@ -112,13 +143,15 @@ export function responseProblem(value: unknown, where: string): string | undefin
 }
 
 function unknownKey(key: string, where: string, fields: string[]): string {
+  const shown = truncate(JSON.stringify(key).slice(1, -1), 60);
   if (PLANNED_FIELDS.includes(key)) {
-    return `The \`${key}\` field of ${where} is not supported by this version of shimkit yet. Valid fields: ${fields.join(', ')}.`;
+    return `The \`${shown}\` field of ${where} is not supported by this version of shimkit yet. Valid fields: ${fields.join(', ')}.`;
   }
+  const alias = (k: string) => (has(ALIASES, k) ? ALIASES[k] : undefined);
   const guess =
-    ALIASES[key] ?? nearest(key, fields) ?? ALIASES[nearest(key, Object.keys(ALIASES)) ?? ''];
+    alias(key) ?? nearest(key, fields) ?? alias(nearest(key, Object.keys(ALIASES)) ?? '');
   const hint = guess ? ` Did you mean \`${guess}\`?` : '';
-  return `Unknown key \`${key}\` in ${where}.${hint} Valid fields: ${fields.join(', ')}.`;
+  return `Unknown key \`${shown}\` in ${where}.${hint} Valid fields: ${fields.join(', ')}.`;
 }
 
 function capitalise(text: string): string {

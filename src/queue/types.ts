@@ -26,8 +26,9 @@ export interface MockResponse {
    */
   exitCode?: number;
   /**
-   * Wait this long before writing files and output. A delay beyond the mock's
-   * `timeoutMs` ends the call with a timeout diagnostic instead.
+   * Wait this long before writing files and output. A delay that reaches past
+   * the mock's `timeoutMs` ends the call with the timeout diagnostic instead
+   * (any finite delay is accepted, so a test can script a hang).
    * @default 0
    */
   delayMs?: number;
@@ -35,17 +36,32 @@ export interface MockResponse {
   jsonl?: unknown[];
   /**
    * Files to write before output: path → UTF-8 content. Relative paths resolve
-   * against the call's cwd; parent dirs are created.
+   * against the call's cwd; parent dirs are created. Paths may point anywhere
+   * the call can write (absolute paths, `..`): they are the program under
+   * test's files, not shimkit's.
    */
   writeFiles?: Record<string, string>;
 }
 
-/** One line of `queue.jsonl`: a validated `MockResponse` as JSON. */
-export type WireResponse = MockResponse;
+/**
+ * One line of `queue.jsonl`: a validated `MockResponse` as JSON, except that
+ * large parts are kept in files of the generation's `out/` dir so a call
+ * reads only its own response: the bytes of stdout (from `stdout`,
+ * `stdoutBase64` and `jsonl`) in `stdoutFile`, of stderr in `stderrFile`,
+ * and the `writeFiles` map as JSON in `writeFilesFile`.
+ */
+export interface WireResponse extends MockResponse {
+  stdoutFile?: string;
+  stderrFile?: string;
+  writeFilesFile?: string;
+}
+
+/** The protocol version in `state.json`; a runner refuses state of another version. */
+export const PROTOCOL_VERSION = 2;
 
 /** The mock's options as stored in `state.json`. */
 export interface WireConfig {
-  version: 1;
+  version: typeof PROTOCOL_VERSION;
   name: string;
   timeoutMs: number;
   onExhausted: 'repeat' | 'fail' | { response: WireResponse };
@@ -53,7 +69,15 @@ export interface WireConfig {
   recordEnv: boolean | string[];
   stdin: 'capture' | 'ignore';
   stdinLimitBytes: number;
+  /**
+   * Test hook: the runner stops itself (SIGSTOP) at this step of the protocol,
+   * so a test can kill a call at an exact point. Never set by the public API.
+   */
+  stopAt?: CallStep;
 }
+
+/** The steps of a call, in order (see src/queue/claim.ts). */
+export type CallStep = 'started' | 'recorded' | 'claimed' | 'decided' | 'served';
 
 /** `state.json`: the live generation and the mock's options, read by every call. */
 export interface WireState {
@@ -64,12 +88,25 @@ export interface WireState {
 /** Where the response a call used came from. */
 export type ResponseSource = 'queue' | 'repeat' | 'fallback' | 'default' | 'none';
 
+/**
+ * The mode a call gives its record file when it could not append its last
+ * line (a full disk): it then exits with the `broken` code, and readers
+ * report it as failed instead of killed. Records are otherwise 0600.
+ */
+export const RECORD_UNFINISHED_MODE = 0o400;
+
 /** How a call ended, as far as the call itself could record it. */
 export type CallStatus = 'running' | 'exited' | 'timed-out' | 'unmatched' | 'failed';
 
-/** `calls/<n>.json`: one call, rewritten atomically as it progresses. */
+/**
+ * `calls/<n>.json`, merged: the file holds one JSON line when the call
+ * starts, one when it has claimed, one when it ends; later lines win. `seq`
+ * is `n`, from the file name.
+ */
 export interface WireCallRecord {
   seq: number;
+  /** Unique per call (pid and a random part): ties a claim marker to its call. */
+  id: string;
   argv: string[];
   /** The arguments' raw bytes, only when UTF-8 decoding of argv was lossy. */
   argvBase64?: string[];
@@ -78,8 +115,8 @@ export interface WireCallRecord {
   ppid: number;
   startedAt: number;
   endedAt?: number;
-  /** How long the call waited for the queue lock. */
-  lockWaitMs?: number;
+  /** How long claiming a response took, from the call's first look at the queue. */
+  claimMs?: number;
   status: CallStatus;
   source?: ResponseSource;
   /** 1-based queue position of the response used (queue and repeat sources). */

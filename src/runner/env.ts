@@ -1,22 +1,36 @@
-/** Which env values a call records (`recordEnv`). */
-import { REDACTED, SECRET_KEY_PATTERN } from '../queue/secrets.js';
+import { redactEnv } from '../queue/secrets.js';
 
+/**
+ * The shim moves the variables that change how Node itself behaves
+ * (NODE_OPTIONS, NODE_DEBUG, NODE_V8_COVERAGE … see src/mock-binary/node-env.ts)
+ * aside before it starts the runner, so the runner starts clean and prints
+ * only what was scripted: `SHIMKIT_MOVED` lists their names and
+ * `SHIMKIT_MOVED_<name>` holds each value. Put them back, so the call record
+ * (and anything the call runs) sees the env exactly as the caller set it.
+ */
+export function restoreMovedEnv(env: NodeJS.ProcessEnv): void {
+  const moved = env.SHIMKIT_MOVED;
+  if (moved === undefined) return;
+  delete env.SHIMKIT_MOVED;
+  for (const name of moved.split(' ')) {
+    if (name === '') continue;
+    const key = `SHIMKIT_MOVED_${name}`;
+    env[name] = env[key] ?? '';
+    delete env[key];
+  }
+}
+
+/** Which env values a call records (`recordEnv`): the named ones as they are, or all of them redacted. */
 export function pickEnv(
   env: NodeJS.ProcessEnv,
   recordEnv: boolean | string[],
 ): Record<string, string> | undefined {
   if (recordEnv === false) return undefined;
+  if (recordEnv === true) return redactEnv(env);
   const picked: Record<string, string> = {};
-  if (recordEnv === true) {
-    for (const [key, value] of Object.entries(env)) {
-      if (value === undefined) continue;
-      picked[key] = SECRET_KEY_PATTERN.test(key) ? REDACTED : value;
-    }
-  } else {
-    for (const key of recordEnv) {
-      const value = env[key];
-      if (value !== undefined) picked[key] = value;
-    }
+  for (const key of recordEnv) {
+    const value = env[key];
+    if (value !== undefined) picked[key] = value;
   }
   return picked;
 }

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { MockBinary } from '../../src/index.js';
 import { completion, type Exit, spawnTracked } from './index.js';
 
@@ -7,14 +5,6 @@ import { completion, type Exit, spawnTracked } from './index.js';
 export async function callInParallel(mock: MockBinary, n: number): Promise<Exit[]> {
   const children = Array.from({ length: n }, (_, k) => spawnTracked(mock.path, [`c${k + 1}`]));
   return Promise.all(children.map(completion));
-}
-
-/** The live generation dir of a mock (to plant or watch its lock in tests). */
-export function generationDir(mock: MockBinary): string {
-  return join(
-    mock.stateDir,
-    JSON.parse(readFileSync(join(mock.stateDir, 'state.json'), 'utf8')).generation,
-  );
 }
 
 /** A tiny seeded PRNG (mulberry32), so a random storm can be replayed from its seed. */

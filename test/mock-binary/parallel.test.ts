@@ -1,15 +1,12 @@
-import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMockBinary, type MockResponse } from '../../src/index.js';
+import { createMockBinary, MockExitCode, type MockResponse } from '../../src/index.js';
+import type { CallStep } from '../../src/queue/types.js';
 import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
-import {
-  assertExactlyOnce,
-  callInParallel,
-  generationDir,
-  seededRandom,
-} from '../helpers/parallel.js';
+import { assertExactlyOnce, callInParallel, seededRandom } from '../helpers/parallel.js';
+import { generationDir, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
 
 const responses = (n: number): MockResponse[] =>
   Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
@@ -53,16 +50,20 @@ describe('exactly once under parallel calls', () => {
     git.assertDone();
   });
 
-  it('MB-02 MB-07 exactly-once does not rest on the lock: claims stay unique while the lock is deleted continuously', async () => {
+  it('MB-02 MB-07 exactly-once rests on the claim links alone: 64 calls released at the same instant stay unique', async () => {
     await using git = createMockBinary('git', { responses: responses(64), onExhausted: 'fail' });
-    const lock = join(generationDir(git), 'lock');
-    // A vandal that removes the lock file as fast as it can, so callers often
-    // believe they hold the lock at the same time.
-    const vandal = spawnTracked('bash', ['-c', 'while :; do rm -f "$1"; done', 'vandal', lock]);
-    const exits = await callInParallel(git, 64);
-    vandal.kill('SIGKILL');
-    expect(exits.every((e) => e.code === 0)).toBe(true);
-    assertExactlyOnce(git, exits);
+    // Every call stops right after reading the state, before it looks for a
+    // free number; then all go at once, so they race for the same numbers.
+    stopCallsAt(git, 'started');
+    const children = Array.from({ length: 64 }, (_, k) => spawnTracked(git.path, [`c${k + 1}`]));
+    const exits = Promise.all(children.map(completion));
+    for (const child of children) await waitUntilStopped(child.pid);
+    stopCallsAt(git, undefined);
+    for (const child of children) child.kill('SIGCONT');
+    const results = await exits;
+    expect(results.map((e) => e.stderr.toString()).filter(Boolean)).toEqual([]);
+    expect(results.every((e) => e.code === 0)).toBe(true);
+    assertExactlyOnce(git, results);
     expect(git.callCount()).toBe(64);
     git.assertDone();
   });
@@ -94,15 +95,52 @@ describe('exactly once under parallel calls', () => {
   });
 });
 
-describe('a killed lock holder does not wedge the mock', () => {
-  it('MB-08 SIGKILLed calls during a 64-call storm: the rest finish, nothing is served twice, the next call gets the lock within 1 s', async () => {
+const STEPS: CallStep[] = ['started', 'recorded', 'claimed', 'decided', 'served'];
+
+describe('a stopped or killed call never holds up another', () => {
+  it.each(STEPS)(
+    'MB-08 MB-19 a call stopped at step "%s" holds nobody up, and SIGKILLed there leaves the queue intact',
+    async (step) => {
+      await using git = createMockBinary('git', { responses: responses(2), onExhausted: 'fail' });
+      stopCallsAt(git, step);
+      const victim = spawnTracked(git.path, ['victim']);
+      const died = completion(victim);
+      await waitUntilStopped(victim.pid);
+      stopCallsAt(git, undefined);
+
+      // While it is stopped mid-way, another call is served at once.
+      const other = await runCommand(git.path, ['while-stopped']);
+      expect([other.code, other.stderr.toString()]).toEqual([0, '']);
+      victim.kill('SIGKILL');
+      expect((await died).signal).toBe('SIGKILL');
+      const next = await runCommand(git.path, ['next']);
+
+      // Until its claim marker exists the victim has claimed nothing; from then on response 1 is its.
+      const claimedByVictim = step === 'claimed' || step === 'decided' || step === 'served';
+      expect(other.stdout.toString()).toBe(claimedByVictim ? 'r2\n' : 'r1\n');
+      expect(next.code, next.stderr.toString()).toBe(claimedByVictim ? MockExitCode.unmatched : 0);
+      expect(next.stdout.toString()).toBe(claimedByVictim ? '' : 'r2\n');
+      const calls = git.calls();
+      const summary = calls.map((c) => [c.argv[0], c.status, c.response ?? null]);
+      const victimRecord =
+        step === 'started' ? [] : [['victim', 'killed', claimedByVictim ? 1 : null]];
+      expect(summary).toEqual([
+        ...victimRecord,
+        ['while-stopped', 'exited', claimedByVictim ? 2 : 1],
+        ['next', claimedByVictim ? 'unmatched' : 'exited', claimedByVictim ? null : 2],
+      ]);
+      for (const call of calls.slice(-2)) expect(call.claimMs).toBeLessThan(1000);
+    },
+  );
+
+  it('MB-08 SIGKILLed calls during a 64-call storm: the rest finish, nothing is served twice, the next call is served at once', async () => {
     const seed = Date.now();
     const random = seededRandom(seed);
     await using git = createMockBinary('git', { responses: responses(64), onExhausted: 'fail' });
     const children = Array.from({ length: 64 }, (_, k) => spawnTracked(git.path, [`c${k + 1}`]));
     const exits = Promise.all(children.map(completion));
     const victims = children.filter(() => random() < 0.35);
-    // Kill at random moments across the storm (start-up, waiting, holding the lock, writing).
+    // Kill at random moments across the storm (start-up, claiming, writing).
     for (const victim of victims) setTimeout(() => victim.kill('SIGKILL'), random() * 400);
     const results = await exits;
     const survivors = results.filter((r) => r.signal === null);
@@ -116,70 +154,35 @@ describe('a killed lock holder does not wedge the mock', () => {
       git.calls().filter((c) => c.responseSource === 'queue' && c.argv[0] !== 'after-storm').length;
     expect(next.code, `seed ${seed}: ${next.stderr}`).toBe(unused > 0 ? 0 : 123);
     const call = git.calls().find((c) => c.argv[0] === 'after-storm');
-    expect(call?.lockWaitMs, `seed ${seed}`).toBeLessThan(1000);
+    expect(call?.claimMs, `seed ${seed}`).toBeLessThan(1000);
     assertExactlyOnce(git, results);
   });
 
-  it('MB-08 a process SIGKILLed while holding the lock: the next call takes the lock within 1 s and the queue is intact', async () => {
-    await using git = createMockBinary('git', { responses: responses(2) });
-    const gen = generationDir(git);
-    // Take the lock exactly as the protocol does (pid in a temp file, linked into place), then die holding it.
-    const holder = spawnTracked(process.execPath, [
-      '-e',
-      `const fs = require('fs');
-       fs.writeFileSync(process.argv[1] + '.tmp', process.pid + '\\n');
-       fs.linkSync(process.argv[1] + '.tmp', process.argv[1]);
-       console.log('locked'); setInterval(() => {}, 1e6);`,
-      join(gen, 'lock'),
-    ]);
-    const exited = completion(holder);
-    await new Promise<void>((ready) =>
-      holder.stdout?.on('data', (d: Buffer) => d.toString().includes('locked') && ready()),
-    );
-    expect(readFileSync(join(gen, 'lock'), 'utf8')).toBe(`${holder.pid}\n`);
-    holder.kill('SIGKILL');
-    await exited;
-
-    const r = await runCommand(git.path, ['next']);
-    expect([r.code, r.stdout.toString(), r.stderr.toString()]).toEqual([0, 'r1\n', '']);
-    expect(git.lastCall()?.lockWaitMs).toBeLessThan(1000);
-    expect((await runCommand(git.path)).stdout.toString()).toBe('r2\n');
-    git.assertDone();
-  });
-
-  it('MB-08 an unreadable or garbage lock file is taken over after a short grace, never fatal', async () => {
-    await using git = createMockBinary('git', { responses: responses(2) });
-    const lock = join(generationDir(git), 'lock');
-    writeFileSync(lock, 'garbage');
-    const fresh = await runCommand(git.path);
-    expect([fresh.code, fresh.stdout.toString()]).toEqual([0, 'r1\n']);
-    expect(git.lastCall()?.lockWaitMs).toBeLessThan(1000);
-
-    writeFileSync(lock, '');
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(lock, old, old);
-    const r = await runCommand(git.path);
-    expect([r.code, r.stdout.toString()]).toEqual([0, 'r2\n']);
-  });
-
-  it('MB-08 the lock file is never seen without its owner pid', async () => {
-    await using git = createMockBinary('git', { responses: responses(32) });
-    const lock = join(generationDir(git), 'lock');
+  it('MB-02 a call record is never seen half-written', async () => {
+    await using git = createMockBinary('git', { responses: responses(32), recordEnv: true });
+    const calls = join(generationDir(git), 'calls');
     const dir = testDir();
+    // A watcher that reads every record as fast as it can: each must be whole JSON lines.
     const watcher = spawnTracked('python3', [
       '-c',
-      `import os, sys, re
-lock, stop = sys.argv[1], sys.argv[2]
+      `import os, sys, json
+calls, stop = sys.argv[1], sys.argv[2]
 seen = bad = 0
 print("ready", flush=True)
 while not os.path.exists(stop):
-    try:
-        with open(lock) as f: text = f.read()
-    except OSError: continue
-    seen += 1
-    if not re.fullmatch(r"[1-9][0-9]*\\n", text): bad += 1; print("BAD", repr(text), flush=True)
+    for name in os.listdir(calls):
+        if name.startswith("."): continue
+        try:
+            with open(os.path.join(calls, name)) as f: text = f.read()
+        except OSError: continue
+        seen += 1
+        whole = text[: text.rfind("\\n") + 1]
+        try:
+            lines = [json.loads(l) for l in whole.splitlines()]
+            if not lines or "argv" not in lines[0]: raise ValueError(text)
+        except ValueError: bad += 1; print("BAD", repr(text), flush=True)
 print("seen", seen, "bad", bad, flush=True)`,
-      lock,
+      calls,
       join(dir, 'stop'),
     ]);
     const watched = completion(watcher);
@@ -189,14 +192,5 @@ print("seen", seen, "bad", bad, flush=True)`,
     const out = (await watched).stdout.toString();
     expect(out).toMatch(/^ready\nseen \d+ bad 0\n$/);
     expect(Number(/seen (\d+)/.exec(out)?.[1])).toBeGreaterThan(0);
-  });
-
-  it('MB-08 a lock left by a dead pid is taken over at once', async () => {
-    await using git = createMockBinary('git', { responses: responses(1) });
-    const dead = await runCommand('true');
-    writeFileSync(join(generationDir(git), 'lock'), `${dead.pid}\n`);
-    const r = await runCommand(git.path);
-    expect([r.code, r.stdout.toString()]).toEqual([0, 'r1\n']);
-    expect(git.lastCall()?.lockWaitMs).toBeLessThan(1000);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary, MockExitCode } from '../../src/index.js';
 import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
-import { generationDir } from '../helpers/parallel.js';
+import { generationDir, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
 
 describe('response fields', () => {
   it('MB-03 writes stdout, stderr and the exit code as scripted', async () => {
@@ -201,29 +201,29 @@ describe('reset', () => {
     git.assertDone();
   });
 
-  it('MB-02 reset() while a call waits for the queue lock: it fails loudly instead of claiming from the new queue', async () => {
-    await using git = createMockBinary('git', { responses: [{ stdout: 'old' }] });
-    const { writeFileSync: write, readdirSync } = await import('node:fs');
-    const gen = generationDir(git);
-    // Hold the lock as a live process (this one) so the call has to wait for it.
-    write(join(gen, 'lock'), `${process.pid}\n`);
-    const waiting = runCommand(git.path, ['blocked']);
-    // The waiter's temp lock file appears once it is spinning on the lock.
-    await expect
-      .poll(() => readdirSync(gen).some((f) => f.startsWith('.lock.')), {
-        timeout: 10_000,
-        interval: 20,
-      })
-      .toBe(true);
-    git.reset();
-    git.enqueue({ stdout: 'new' });
-    const r = await waiting;
-    expect(r.code).toBe(MockExitCode.broken);
-    expect(r.stderr.toString()).toMatch(
-      /^shimkit: the mock was reset or disposed while this call was waiting for its queue: .*\/lock\n$/,
-    );
-    expect(git.callCount()).toBe(0);
-    expect(existsSync(gen)).toBe(false);
-    expect((await runCommand(git.path)).stdout.toString()).toBe('new');
-  });
+  it.each(['started', 'recorded'] as const)(
+    'MB-02 MB-18 reset() while a call is stopped at step "%s", before its claim: it fails loudly instead of claiming from the new queue',
+    async (step) => {
+      await using git = createMockBinary('git', { responses: [{ stdout: 'old' }] });
+      const gen = generationDir(git);
+      stopCallsAt(git, step);
+      const child = spawnTracked(git.path, ['stale']);
+      const waiting = completion(child);
+      await waitUntilStopped(child.pid);
+      git.reset();
+      stopCallsAt(git, undefined);
+      git.enqueue({ stdout: 'new' });
+      child.kill('SIGCONT');
+      const r = await waiting;
+      expect(r.code).toBe(MockExitCode.broken);
+      expect(r.stdout.toString()).toBe('');
+      expect(r.stderr.toString()).toMatch(
+        /^shimkit: a state file is missing \(was the mock disposed or reset while this call ran\?\): \/.*\n$/,
+      );
+      expect(git.callCount()).toBe(0);
+      expect(existsSync(gen)).toBe(false);
+      expect((await runCommand(git.path)).stdout.toString()).toBe('new');
+      git.assertDone();
+    },
+  );
 });

@@ -9,7 +9,7 @@ import {
   ShimkitError,
 } from '../../src/index.js';
 import { runCommand, testDir } from '../helpers/index.js';
-import { generationDir } from '../helpers/parallel.js';
+import { generationDir } from '../helpers/protocol.js';
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

@@ -1,0 +1,51 @@
+import { readlinkSync } from 'node:fs';
+import type { WireCallRecord, WireConfig } from '../queue/types.js';
+import { rawArgv } from './argv.js';
+import { pickEnv } from './env.js';
+
+/** The first line of a call's record: who called, how, from where. */
+export function describeCall(
+  args: string[],
+  startedAt: number,
+  config: WireConfig,
+): Omit<WireCallRecord, 'seq' | 'source' | 'response'> {
+  return {
+    id: `${process.pid}-${Math.random().toString(36).slice(2, 10)}`,
+    argv: args,
+    argvBase64: rawArgv(args),
+    cwd: currentDir(),
+    pid: process.pid,
+    ppid: process.ppid,
+    startedAt,
+    status: 'running',
+    env: pickEnv(process.env, config.recordEnv),
+  };
+}
+
+/**
+ * The call's working dir, even when it was deleted before the call started
+ * (then `process.cwd()` throws): the path it had, from /proc on Linux, else
+ * `$PWD`, else "".
+ */
+export function currentDir(): string {
+  try {
+    return process.cwd();
+  } catch {
+    // Deleted.
+  }
+  try {
+    const link = readlinkSync('/proc/self/cwd');
+    return link.endsWith(' (deleted)') ? link.slice(0, -' (deleted)'.length) : link;
+  } catch {
+    return process.env.PWD ?? '';
+  }
+}
+
+/**
+ * When the call started: when its process did (the shim and Node's start-up
+ * included), so the mock's `timeoutMs` holds however long a busy machine
+ * took to get the runner going.
+ */
+export function processStartTime(): number {
+  return Math.round(Date.now() - process.uptime() * 1000);
+}

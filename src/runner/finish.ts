@@ -1,0 +1,45 @@
+import { fchmodSync } from 'node:fs';
+import { writeBytes } from '../queue/atomic.js';
+import type { Claim } from '../queue/claim.js';
+import { stateError } from '../queue/errors.js';
+import { MockExitCode } from '../queue/exit-codes.js';
+import { callPath } from '../queue/layout.js';
+import { recordLine } from '../queue/records.js';
+import { type CallStatus, RECORD_UNFINISHED_MODE } from '../queue/types.js';
+import { writeAll } from './output.js';
+
+/**
+ * End the call: append its last record line (status, exit code, stdin), print
+ * the diagnostic if there is one, and exit. If the record cannot be written
+ * (a full disk), the call does not pretend: it exits with the `broken` code
+ * and says so, and marks its record file read-only so readers report it as
+ * failed rather than killed (a chmod needs no space).
+ */
+export function finishCall(
+  claim: Claim,
+  status: Exclude<CallStatus, 'running'>,
+  exitCode: number,
+  diagnostic?: string,
+): void {
+  const { record } = claim;
+  let code = exitCode;
+  let message = diagnostic;
+  const end: Record<string, unknown> = { status, exitCode, endedAt: Date.now() };
+  if (diagnostic) end.diagnostic = diagnostic;
+  if (record.stdinBase64 !== undefined) end.stdinBase64 = record.stdinBase64;
+  if (record.stdinTruncated) end.stdinTruncated = true;
+  try {
+    writeBytes(claim.fd, Buffer.from(recordLine(end)));
+  } catch (error) {
+    try {
+      fchmodSync(claim.fd, RECORD_UNFINISHED_MODE);
+    } catch {
+      // Readers will report the call as killed.
+    }
+    code = MockExitCode.broken;
+    const why = stateError(error, callPath(claim.genDir, record.seq), 'call').message;
+    message = `mock "${claim.config.name}" call #${record.seq} could not record how it ended: ${why}`;
+  }
+  if (message) writeAll(2, Buffer.from(`shimkit: ${message}\n`));
+  process.exit(code);
+}
