@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary, createMockBinDir } from '../../src/index.js';
+import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+import { generationDir, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
+
+describe('instances never mix', () => {
+  it('MB-18 a call still running from a disposed mock cannot write into a new mock of the same name', async () => {
+    await using bin = createMockBinDir({ tmpDir: testDir() });
+    const old = bin.mock('git', { responses: [{ delayMs: 1500, stdout: 'old\n' }] });
+    const slow = runCommand('git', ['old-call'], { env: bin.env() });
+    await old.waitForCalls(1, { until: 'started', timeoutMs: 10_000 });
+    const oldState = old.stateDir;
+    await old.dispose();
+
+    const git = bin.mock('git', { responses: [{ stdout: 'new\n' }, { stdout: 'later\n' }] });
+    expect(git.stateDir).not.toBe(oldState);
+    const first = await runCommand('git', ['new-call'], { env: bin.env() });
+    expect(first.stdout.toString()).toBe('new\n');
+    const stale = await slow; // finishes after the new mock's first call
+    expect(stale.stdout.toString()).toBe('old\n');
+
+    expect(git.calls().map((c) => [c.index, c.argv, c.status, c.response])).toEqual([
+      [1, ['new-call'], 'exited', 1],
+    ]);
+    expect(() => git.assertDone()).toThrow(/1 of 2 responses used; never used: #2/);
+    expect(existsSync(oldState)).toBe(false);
+  });
+
+  it('MB-18 reset() across a dispose: generations of a new mock never meet a stale call', async () => {
+    await using bin = createMockBinDir({ tmpDir: testDir() });
+    const first = bin.mock('tool', { responses: [{ stdout: 'a' }] });
+    first.reset(); // g2 of the first instance
+    first.enqueue({ stdout: 'b' });
+    stopCallsAt(first, 'recorded');
+    const child = spawnTracked('tool', ['stale'], { env: bin.env() });
+    const exited = completion(child);
+    await waitUntilStopped(child.pid);
+    await first.dispose();
+
+    const second = bin.mock('tool', { responses: [{ stdout: 'c' }] });
+    second.reset(); // g2 again, but of another instance
+    second.enqueue({ stdout: 'd' });
+    child.kill('SIGCONT');
+    const r = await exited;
+    expect(r.code).toBe(122); // its state is gone: a diagnostic, not a claim in the new mock
+    expect(r.stderr.toString()).toMatch(/disposed or reset while this call ran/);
+    expect((await runCommand('tool', [], { env: bin.env() })).stdout.toString()).toBe('d');
+    expect(second.calls().map((c) => c.argv)).toEqual([[]]);
+    second.assertDone();
+  });
+
+  it('MB-18 every instance and generation dir is new, even for the same name in the same dir', async () => {
+    await using bin = createMockBinDir({ tmpDir: testDir() });
+    const seen = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      const git = bin.mock('git');
+      for (let g = 0; g < 3; g++) {
+        const gen = generationDir(git);
+        expect(seen.has(gen), gen).toBe(false);
+        seen.add(gen);
+        git.reset();
+      }
+      await git.dispose();
+    }
+    expect(seen.size).toBe(15);
+  });
+
+  it('MB-18 a stale call of a createMockBinary mock that was disposed leaves no record anywhere', async () => {
+    const git = createMockBinary('git', { responses: [{ stdout: 'x' }], tmpDir: testDir() });
+    stopCallsAt(git, 'decided');
+    const child = spawnTracked(git.path, ['late']);
+    const exited = completion(child);
+    await waitUntilStopped(child.pid);
+    const root = git.dir.replace(/\/bin$/, '');
+    await git.dispose();
+    expect(existsSync(root)).toBe(false);
+    child.kill('SIGCONT');
+    const r = await exited;
+    expect([r.code, r.stdout.toString()]).toEqual([0, 'x']); // it finishes as scripted
+    expect(existsSync(root)).toBe(false); // …and recreates nothing
+  });
+});
