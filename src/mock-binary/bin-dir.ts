@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DisposedError, InvalidOptionError } from '../internal/errors.js';
 import { resolvePlatform } from '../internal/options.js';
 import { type Env, envWithPathEntry } from '../internal/path-env.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
+import { stateError } from '../queue/errors.js';
 import { installOnPath } from './install.js';
 import { MockBinary } from './mock-binary.js';
 import { validateBinaryName } from './name.js';
@@ -46,10 +48,20 @@ export class MockBinDir {
 
   constructor(options: MockBinDirOptions = {}) {
     this.platform = resolvePlatform(options.platform, 'createMockBinDir()');
-    this.#temp = createTempDir('shimkit', options.tmpDir);
+    const parent = options.tmpDir ?? tmpdir();
+    try {
+      this.#temp = createTempDir('shimkit', options.tmpDir);
+    } catch (error) {
+      throw stateError(error, parent, 'test');
+    }
     this.root = this.#temp.path;
     this.dir = join(this.root, 'bin');
-    mkdirSync(this.dir, { mode: 0o700 });
+    try {
+      mkdirSync(this.dir, { mode: 0o700 });
+    } catch (error) {
+      this.#temp.remove();
+      throw stateError(error, this.dir, 'test');
+    }
   }
 
   /** Add a mock binary to this dir. Names must be unique within the dir. */

@@ -1,4 +1,5 @@
 import { MockExitCode } from '../queue/exit-codes.js';
+import { outDir } from '../queue/layout.js';
 import { isAlive } from '../queue/process-alive.js';
 import type { Snapshot, SnapshotRecord } from '../queue/reader.js';
 import { formatCalls, summariseResponse } from './diagnostics.js';
@@ -55,7 +56,8 @@ export function notDoneReport(name: string, snapshot: Snapshot): string | undefi
   const total = snapshot.queue.length;
   const unused: string[] = [];
   snapshot.queue.forEach((line, i) => {
-    if (!snapshot.claims.has(i + 1)) unused.push(`#${i + 1} ${summariseResponse(line)}`);
+    if (!snapshot.claims.has(i + 1))
+      unused.push(`#${i + 1} ${summariseResponse(line, outDir(snapshot.genDir))}`);
   });
   const unmatched = calls.filter((c) => c.status === 'unmatched');
   if (unused.length === 0 && unmatched.length === 0) return undefined;

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { truncate } from '../internal/describe.js';
 import { formatCommand } from '../queue/format.js';
 import type { WireResponse } from '../queue/types.js';
@@ -8,15 +10,24 @@ import type { MockCall } from './types.js';
  *   mock "git": 1 of 3 responses used; never used: #2 {stdout:"main"}, #3 {exitCode:1}
  */
 
-/** `{stdout:"main",exitCode:1}` — a compact, truncated view of a response. */
-export function summariseResponse(response: WireResponse | string): string {
+/**
+ * `{stdout:"main",exitCode:1}` — a compact, truncated view of a response.
+ * A part kept in an out file shows its size, `stdout:[52428800 bytes]`
+ * (`outDir` is where to find it).
+ */
+export function summariseResponse(response: WireResponse | string, outDir?: string): string {
   let value: Record<string, unknown>;
   try {
     value = typeof response === 'string' ? JSON.parse(response) : response;
   } catch {
     return truncate(String(response), 60);
   }
+  if (typeof value !== 'object' || value === null) return truncate(String(response), 60);
   const parts = Object.entries(value).map(([key, field]) => {
+    const kept = /^(stdout|stderr|writeFiles)File$/.exec(key);
+    if (kept && typeof field === 'string') {
+      return `${kept[1]}:[${outDir ? sizeOf(join(outDir, field)) : 'a'} bytes]`;
+    }
     if (key === 'jsonl' && Array.isArray(field)) return `jsonl:[${field.length} values]`;
     if (key === 'writeFiles' && field && typeof field === 'object') {
       return `writeFiles:{${Object.keys(field)
@@ -27,6 +38,14 @@ export function summariseResponse(response: WireResponse | string): string {
     return `${key}:${JSON.stringify(field)}`;
   });
   return `{${parts.join(',')}}`;
+}
+
+function sizeOf(file: string): string {
+  try {
+    return String(statSync(file).size);
+  } catch {
+    return 'missing';
+  }
 }
 
 /** `#2 git push → response #2, exit 1` */

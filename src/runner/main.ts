@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { MAX_TIMER_MS } from '../internal/limits.js';
 import { type Claim, claimCall, stopAt } from '../queue/claim.js';
 import { errnoCode, ProtocolError, stateError } from '../queue/errors.js';
 import { MockExitCode } from '../queue/exit-codes.js';
 import { formatCommand } from '../queue/format.js';
 import type { WireResponse } from '../queue/types.js';
-import { currentDir, describeCall, processStartTime } from './call.js';
+import { describeCall, processStartTime } from './call.js';
 import { restoreMovedEnv } from './env.js';
 import { finishCall } from './finish.js';
 import { writeAll } from './output.js';
@@ -104,11 +104,11 @@ async function main(argv: string[]): Promise<void> {
   let out: Buffer;
   let err: Buffer;
   try {
-    const cwd = currentDir();
+    // Relative paths are left to the OS, against the call's real cwd (one
+    // that was deleted fails, as it would for the real command).
     for (const [file, content] of Object.entries(fileWrites(claim.genDir, response))) {
-      const target = resolve(cwd, file);
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, content);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content);
     }
     out = stdoutBytes(claim.genDir, response);
     err = stderrBytes(claim.genDir, response);

@@ -1,0 +1,101 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { MockExitCode } from '../../src/index.js';
+import { firstJsonLine, spawnTracked, testDir } from '../helpers/index.js';
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+interface Thrown {
+  name: string;
+  code: string;
+  message: string;
+}
+/** What test/fixtures/disk-full.mjs reports. */
+interface DiskFullReport {
+  call: Outcome;
+  callsAfterFullCall: number;
+  litterAfterCall: string[];
+  queuedBefore: number;
+  enqueue: Thrown;
+  enqueueSmall: Thrown;
+  queuedAfter: number;
+  litterAfterEnqueue: string[];
+  create: Thrown;
+  entriesAfterCreate: number;
+  lastLine: Outcome;
+  lastLineCall: { status: string; exitCode: number }[];
+  litterAfterLastLine: string[];
+}
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/disk-full.mjs', import.meta.url));
+
+/**
+ * A full disk, for real: a 1 MiB tmpfs in a private mount namespace (so it
+ * vanishes with the fixture), as root or through a user namespace.
+ */
+const unshare = ['-m', '--propagation', 'private'];
+const how = ['', '-r'].find(
+  (extra) =>
+    spawnSync(
+      'unshare',
+      [...unshare, ...(extra ? [extra] : []), 'sh', '-c', 'mount -t tmpfs -o size=64k tmpfs /mnt'],
+      {
+        stdio: 'ignore',
+      },
+    ).status === 0,
+);
+if (how === undefined) {
+  console.warn(
+    'SKIPPED disk-full tests: `unshare -m` with a tmpfs mount needs root or user namespaces (CI runs them as root).',
+  );
+}
+
+describe.skipIf(how === undefined)('a full disk', () => {
+  it('MB-20 calls, enqueue() and createMockBinary() on a full disk give one-line diagnostics or ShimkitErrors naming the dir, and leave no temp files', async () => {
+    const disk = testDir();
+    const child = spawnTracked('unshare', [
+      ...unshare,
+      ...(how ? [how] : []),
+      'sh',
+      '-c',
+      'mount -t tmpfs -o size=1m tmpfs "$1" && exec "$2" "$3" "$1"',
+      'sh',
+      disk,
+      process.execPath,
+      FIXTURE,
+    ]);
+    const report = await firstJsonLine<DiskFullReport>(child);
+    const full =
+      /the disk holding \/\S+ is full \(ENOSPC\); free some space, or put mocks elsewhere with the tmpDir option/;
+
+    expect(report.call.code).toBe(MockExitCode.broken);
+    expect(report.call.stdout).toBe('');
+    expect(report.call.stderr).toMatch(
+      new RegExp(`^shimkit: could not write \\/\\S+: ${full.source}\\n$`),
+    );
+    expect(report.callsAfterFullCall).toBe(0);
+    expect(report.litterAfterCall).toEqual([]);
+
+    for (const error of [report.enqueue, report.enqueueSmall, report.create]) {
+      expect(error).toMatchObject({ name: 'StateWriteError', code: 'ERR_SHIMKIT_STATE_WRITE' });
+      expect(error.message).toMatch(full);
+    }
+    expect(report.queuedAfter).toBe(report.queuedBefore);
+    expect(report.litterAfterEnqueue).toEqual([]);
+    expect(report.entriesAfterCreate).toBe(1); // only the first mock's root
+
+    // Only the last record line failed: the call says so instead of exiting 0 unrecorded.
+    expect(report.lastLine.code).toBe(MockExitCode.broken);
+    expect(report.lastLine.stderr).toMatch(
+      new RegExp(
+        `^shimkit: mock "cat" call #1 could not record how it ended: could not write \\/\\S+: ${full.source}\\n$`,
+      ),
+    );
+    expect(report.lastLineCall).toEqual([{ status: 'failed', exitCode: MockExitCode.broken }]);
+    expect(report.litterAfterLastLine).toEqual([]);
+  });
+});
