@@ -21,34 +21,15 @@ import {
   type SpawnProcessOptions,
 } from './options.js';
 import { ByteTail, TextWindow, utf8Decoder } from './tail.js';
+import type {
+  InteractiveProcess,
+  OutputSource,
+  OutputStream,
+  ProcessExit,
+  WaitResult,
+} from './types.js';
 
-/** How a process ended. */
-export interface ProcessExit {
-  /** The exit code, or `null` when a signal ended the process. */
-  exitCode: number | null;
-  /** The signal that ended the process, or `null`. */
-  signal: NodeJS.Signals | null;
-  /** From spawn to exit. */
-  durationMs: number;
-}
-
-/** What `wait()` found: the exit, or that the deadline passed first (the process still runs). */
-export type WaitResult = (ProcessExit & { timedOut: false }) | { timedOut: true };
-
-/** One output stream of a TestProcess, kept as a bounded tail. */
-export interface OutputStream {
-  /** The last `tailBytes` bytes as UTF-8 text. */
-  tail(): string;
-  /** The last `tailBytes` bytes. */
-  bytes(): Buffer;
-  /** Bytes written in all. */
-  readonly totalBytes: number;
-  /** Bytes that fell out of the front of the tail (exact). */
-  readonly droppedBytes: number;
-}
-
-/** Which output a matcher reads: one stream or both as they interleaved. */
-export type OutputSource = 'stdout' | 'stderr' | 'all';
+export type { OutputSource, OutputStream, ProcessExit, WaitResult } from './types.js';
 
 const POLL_MS = 10;
 const REAP_LIMIT_MS = 5000;
@@ -64,7 +45,7 @@ const REAP_LIMIT_MS = 5000;
  * // … talk to it …
  * const exit = await server.close(); // SIGTERM the group, SIGKILL after graceMs
  */
-export class TestProcess {
+export class TestProcess implements InteractiveProcess {
   /** The pid; on POSIX also the process group id. `0` if the OS refused to start it. */
   readonly pid: number;
   /** The command as given. */
