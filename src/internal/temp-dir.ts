@@ -1,7 +1,8 @@
-import { renameSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import tmp from 'tmp';
 import { onProcessExit } from './exit-cleanup.js';
+import { removeTree } from './remove-tree.js';
+
+export { removeTree } from './remove-tree.js';
 
 /** A private (0700) temp dir that is removed on `remove()` or when the process exits. */
 export interface TempDir {
@@ -28,21 +29,4 @@ export function createTempDir(prefix: string, parent?: string): TempDir {
       forget();
     },
   };
-}
-
-/**
- * Remove a directory tree even while shims may still be writing into it: first
- * rename it out of the way (a running shim then fails to create files there
- * instead of racing the delete), then delete it.
- */
-export function removeTree(path: string): void {
-  const trash = join(dirname(path), `.trash-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  let target = path;
-  try {
-    renameSync(path, trash);
-    target = trash;
-  } catch {
-    // Missing already, or not renameable: delete in place.
-  }
-  rmSync(target, { recursive: true, force: true, maxRetries: 5, retryDelay: 10 });
 }
