@@ -1,4 +1,5 @@
 import { onProcessExit } from '../internal/exit-cleanup.js';
+import { recordGroup } from '../internal/leftovers/registry.js';
 import { groupAlive, killTreeSync, signalGroup, taskkill } from './kill.js';
 import { until } from './poll.js';
 
@@ -30,12 +31,19 @@ export async function endTree(
 }
 
 /**
- * SIGKILL the tree of `pid` if the test process exits first. Returns the
- * function that forgets the hook.
+ * SIGKILL the tree of `pid` if the test process exits first, and record its
+ * group in the registry for the leftover sweep (SPEC SP-11) in case the test
+ * process dies where no exit hook can run. Returns the function that forgets
+ * both (idempotent).
  */
 export function killTreeOnExit(pid: number, platform: NodeJS.Platform): () => void {
+  const unrecord = recordGroup(pid, platform);
   // taskkill is found through the test process's own SystemRoot, not the child's env.
-  return onProcessExit(() => killTreeSync(pid, platform, process.env));
+  const forget = onProcessExit(() => killTreeSync(pid, platform, process.env));
+  return () => {
+    forget();
+    unrecord();
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { describeValue, truncate } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import { sweepOnce } from '../internal/leftovers/sweep.js';
 import { formatCommand } from '../queue/format.js';
 import { ChildExit } from './exit.js';
 import {
@@ -66,6 +67,7 @@ export class TestProcess implements InteractiveProcess {
 
   /** @internal Use `spawnProcess()`. */
   constructor(command: string, args: readonly string[], options: ResolvedSpawn) {
+    sweepOnce(); // SPEC SP-11: what dead test processes left, on the first use
     const started = performance.now();
     this.command = command;
     this.args = args;
