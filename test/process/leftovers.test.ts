@@ -171,6 +171,45 @@ describe('SP-11 leftovers of a test process that died without cleanup', () => {
     expect(readdirSync(at.parent)).toEqual([]);
   });
 
+  it.each(['sandbox', 'run', 'proxy'])(
+    'SP-11 the first use may be %s, and roots in a custom parent are swept through the registry even when that parent is not used again',
+    async (api) => {
+      const at = layout();
+      const { child, exit, report } = await startFixture<Report>('own', at);
+      killAfterTest(report);
+      child.kill('SIGKILL');
+      await exit;
+
+      const other = { ...at, parent: testDir() }; // the new process never names the old parent
+      const result = await runCommand(process.execPath, [FIXTURE, 'first-use', other.parent, api], {
+        env: at.env,
+      });
+      expect(result.code, result.stderr.toString()).toBe(0);
+
+      await expectAllDead(report.pids);
+      for (const path of [report.mockRoot, report.sandboxRoot, report.socket]) {
+        expect(existsSync(path), path).toBe(false);
+      }
+      expect(registries(at)).toEqual([]);
+    },
+  );
+
+  it('SP-11 keep: true sandboxes and processes of a SIGKILLed owner are left for debugging', async () => {
+    const at = layout();
+    const { child, exit, report } = await startFixture<
+      Pick<Report, 'sandboxRoot' | 'groups' | 'pids'>
+    >('keep', at);
+    killAfterTest(report);
+    child.kill('SIGKILL');
+    await exit;
+
+    await sweepInNewProcess(at);
+
+    expect(existsSync(report.sandboxRoot)).toBe(true);
+    expect(existsSync(join(report.sandboxRoot, KEEP_MARKER))).toBe(true);
+    for (const pid of report.pids) expect(isAlive(pid), `pid ${pid}`).toBe(true);
+  });
+
   it('SP-11 nothing of a live owner is swept: a second process sweeps while the first still runs', async () => {
     const at = layout();
     const { child, report } = await startFixture<Report>('own', at);
