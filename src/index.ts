@@ -12,6 +12,11 @@ export {
   UnusedResponsesError,
   WaitTimeoutError,
 } from './internal/errors.js';
+export {
+  type SweepOptions,
+  type SweepReport,
+  sweepLeftovers,
+} from './internal/leftovers/sweep-leftovers.js';
 export { createMockBinDir, MockBinDir, type MockBinDirOptions } from './mock-binary/bin-dir.js';
 export { createMockBinary } from './mock-binary/create.js';
 export { MockBinary } from './mock-binary/mock-binary.js';

@@ -1,48 +1,62 @@
-import { renameSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import tmp from 'tmp';
 import { onProcessExit } from './exit-cleanup.js';
+import { kindOf, rootNameStem } from './leftovers/names.js';
+import { processOwner, threadOwner } from './leftovers/owner.js';
+import { recordDir } from './leftovers/registry.js';
+import { markKept, randomName, sweepOnce } from './leftovers/sweep.js';
+import { removeTree } from './remove-tree.js';
+
+export { removeTree } from './remove-tree.js';
 
 /** A private (0700) temp dir that is removed on `remove()` or when the process exits. */
 export interface TempDir {
   readonly path: string;
   /** Delete it now (idempotent). */
   remove(): void;
-  /** Keep it after exit (for debugging); it will not be removed by the exit handler. */
+  /** Keep it after exit (for debugging); neither the exit handler nor the leftover sweep removes it. */
   keep(): void;
 }
 
+/**
+ * A temp root in `parent` (default `os.tmpdir()`), named after its owner:
+ * `<prefix>-<pid>-<start>-<scope>-<random>` (`shimkit-sandbox-4242-981234-k3j9x2-Ab3dE9`),
+ * so that a later process can sweep it if this one dies without cleaning up
+ * (SPEC SP-11). The first call in a process (and the first for each custom
+ * parent) runs that sweep. A root outside `os.tmpdir()`, or made in a worker
+ * thread, is also listed in the owner's registry.
+ */
 export function createTempDir(prefix: string, parent?: string): TempDir {
-  const path = tmp.dirSync({ prefix, mode: 0o700, ...(parent ? { tmpdir: parent } : {}) }).name;
+  sweepOnce(parent);
+  const stem = rootNameStem(kindOf(prefix), processOwner());
+  const path = tmp.dirSync({
+    template: `${stem}XXXXXX`,
+    mode: 0o700,
+    ...(parent ? { tmpdir: parent } : {}),
+  }).name;
+  const elsewhere = parent !== undefined && resolve(parent) !== resolve(tmpdir());
+  const unrecord = elsewhere || threadOwner() ? recordDir(path) : () => {};
   let removed = false;
-  const forget = onProcessExit(() => removeTree(path));
+  const forget = onProcessExit(() => removeTree(path, trashName()));
   return {
     path,
     remove() {
       if (removed) return;
       removed = true;
       forget();
-      removeTree(path);
+      removeTree(path, trashName());
+      unrecord();
     },
     keep() {
       forget();
+      markKept(path);
+      unrecord();
     },
   };
 }
 
-/**
- * Remove a directory tree even while shims may still be writing into it: first
- * rename it out of the way (a running shim then fails to create files there
- * instead of racing the delete), then delete it.
- */
-export function removeTree(path: string): void {
-  const trash = join(dirname(path), `.trash-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  let target = path;
-  try {
-    renameSync(path, trash);
-    target = trash;
-  } catch {
-    // Missing already, or not renameable: delete in place.
-  }
-  rmSync(target, { recursive: true, force: true, maxRetries: 5, retryDelay: 10 });
+/** A trash name that carries this process as its owner, so a delete cut short is swept later. */
+function trashName(): string {
+  return `${rootNameStem('trash', processOwner())}${randomName()}`;
 }

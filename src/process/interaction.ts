@@ -3,7 +3,7 @@ import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
 import { checkSource, type Matcher, toMatcher } from './options.js';
 import type { TextWindow } from './tail.js';
-import type { OutputSource, TestProcess } from './test-process.js';
+import type { InteractiveProcess, OutputSource } from './types.js';
 
 /** Options of `respond()`. */
 export interface RespondOptions {
@@ -57,12 +57,12 @@ interface Watch {
 
 /** Expect-style scripting of a TestProcess: standing answers to prompts, and paced input. */
 export class Interaction {
-  readonly #process: TestProcess;
+  readonly #process: InteractiveProcess;
   readonly #windows: Record<OutputSource, TextWindow>;
   readonly #watches = new Set<Watch>();
   #lastActivity = performance.now();
 
-  constructor(process: TestProcess, windows: Record<OutputSource, TextWindow>) {
+  constructor(process: InteractiveProcess, windows: Record<OutputSource, TextWindow>) {
     this.#process = process;
     this.#windows = windows;
   }

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Env } from '../internal/path-env.js';
+import { groupMembers, isDeadState, readStat } from '../internal/proc.js';
 import { findKey } from './env.js';
 
 /**
@@ -40,37 +40,12 @@ export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
 export function groupAlive(pid: number): boolean {
   if (!signalGroup(pid, 0)) return false;
   const members = groupMembers(pid);
-  return members === undefined || members.some((m) => m.state !== 'Z' && m.state !== 'X');
-}
-
-/** The processes in group `pgid` with their state letters, from /proc; undefined without /proc. */
-export function groupMembers(pgid: number): { pid: number; state: string }[] | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return undefined;
-  }
-  const members: { pid: number; state: string }[] = [];
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) > 57) continue; // not a digit: not a process
-    const stat = procStat(entry);
-    if (stat && stat.pgid === pgid) members.push({ pid: Number(entry), state: stat.state });
-  }
-  return members;
+  return members === undefined || members.some((m) => !isDeadState(m.state));
 }
 
 /** State letter and process group of one process from /proc/<pid>/stat. */
 export function procStat(pid: number | string): { state: string; pgid: number } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined;
-  }
-  // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0] ?? '', pgid: Number(fields[2]) };
+  return readStat(pid) ?? undefined;
 }
 
 /** Kill the tree at once, synchronously (for exit handlers). */

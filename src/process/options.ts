@@ -5,7 +5,7 @@ import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
 import type { Env } from '../internal/path-env.js';
 import { CommandNotFoundError } from './errors.js';
 import type { TestSandbox } from './sandbox.js';
-import type { OutputSource } from './test-process.js';
+import type { OutputSource } from './types.js';
 import { commandCandidates, findCommand } from './which.js';
 
 /** Options of `spawnProcess()`. */

@@ -1,17 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
-import crossSpawn from 'cross-spawn';
 import { describeValue, truncate } from '../internal/describe.js';
-import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
-import { onProcessExit } from '../internal/exit-cleanup.js';
+import { InvalidOptionError } from '../internal/errors.js';
+import { sweepOnce } from '../internal/leftovers/sweep.js';
 import { formatCommand } from '../queue/format.js';
-import { ProcessExitedError, SpawnError } from './errors.js';
+import { ChildExit } from './exit.js';
 import {
   Interaction,
   type Responder,
   type RespondOptions,
   type SendOptions,
 } from './interaction.js';
-import { groupAlive, killTreeSync, signalGroup, taskkill } from './kill.js';
+import { groupAlive, signalGroup } from './kill.js';
 import {
   type ResolvedSpawn,
   resolveCloseOptions,
@@ -20,38 +19,19 @@ import {
   resolveWaitOptions,
   type SpawnProcessOptions,
 } from './options.js';
-import { ByteTail, TextWindow, utf8Decoder } from './tail.js';
+import { ProcessOutput } from './output.js';
+import { endTree, killTreeOnExit, treeGone } from './reap.js';
+import { spawnChild } from './spawn.js';
+import { ProcessStdin } from './stdin.js';
+import type {
+  InteractiveProcess,
+  OutputSource,
+  OutputStream,
+  ProcessExit,
+  WaitResult,
+} from './types.js';
 
-/** How a process ended. */
-export interface ProcessExit {
-  /** The exit code, or `null` when a signal ended the process. */
-  exitCode: number | null;
-  /** The signal that ended the process, or `null`. */
-  signal: NodeJS.Signals | null;
-  /** From spawn to exit. */
-  durationMs: number;
-}
-
-/** What `wait()` found: the exit, or that the deadline passed first (the process still runs). */
-export type WaitResult = (ProcessExit & { timedOut: false }) | { timedOut: true };
-
-/** One output stream of a TestProcess, kept as a bounded tail. */
-export interface OutputStream {
-  /** The last `tailBytes` bytes as UTF-8 text. */
-  tail(): string;
-  /** The last `tailBytes` bytes. */
-  bytes(): Buffer;
-  /** Bytes written in all. */
-  readonly totalBytes: number;
-  /** Bytes that fell out of the front of the tail (exact). */
-  readonly droppedBytes: number;
-}
-
-/** Which output a matcher reads: one stream or both as they interleaved. */
-export type OutputSource = 'stdout' | 'stderr' | 'all';
-
-const POLL_MS = 10;
-const REAP_LIMIT_MS = 5000;
+export type { OutputSource, OutputStream, ProcessExit, WaitResult } from './types.js';
 
 /**
  * A program under test, started by `spawnProcess()`: its own process group,
@@ -64,7 +44,7 @@ const REAP_LIMIT_MS = 5000;
  * // … talk to it …
  * const exit = await server.close(); // SIGTERM the group, SIGKILL after graceMs
  */
-export class TestProcess {
+export class TestProcess implements InteractiveProcess {
   /** The pid; on POSIX also the process group id. `0` if the OS refused to start it. */
   readonly pid: number;
   /** The command as given. */
@@ -77,109 +57,60 @@ export class TestProcess {
 
   readonly #child: ChildProcess;
   readonly #options: ResolvedSpawn;
-  readonly #started = performance.now();
-  readonly #tails: Record<'stdout' | 'stderr', ByteTail>;
-  readonly #windows: Record<OutputSource, TextWindow>;
+  readonly #output: ProcessOutput;
+  readonly #ended: ChildExit;
+  readonly #stdin: ProcessStdin;
   readonly #interaction: Interaction;
-  readonly #listeners = new Set<(source: OutputSource) => void>();
-  #exit: ProcessExit | undefined;
-  #error: SpawnError | undefined;
-  #streamsClosed = false;
-  readonly #settled: Promise<void>; // exit or spawn error
-  readonly #drained: Promise<void>; // stdio closed (or spawn error)
   #forgetExitHook: () => void = () => {};
   #untrack: () => void = () => {};
   #closing: Promise<ProcessExit> | undefined;
 
   /** @internal Use `spawnProcess()`. */
   constructor(command: string, args: readonly string[], options: ResolvedSpawn) {
+    sweepOnce(); // SPEC SP-11: what dead test processes left, on the first use
+    const started = performance.now();
     this.command = command;
     this.args = args;
     this.commandLine = formatCommand(command, args);
     this.#options = options;
-    const limit = options.tailBytes;
-    this.#tails = { stdout: new ByteTail(limit), stderr: new ByteTail(limit) };
-    const window = Math.max(limit, 4096);
-    this.#windows = {
-      stdout: new TextWindow(window),
-      stderr: new TextWindow(window),
-      all: new TextWindow(window),
-    };
-    this.stdout = streamView(this.#tails.stdout);
-    this.stderr = streamView(this.#tails.stderr);
+    this.#output = new ProcessOutput(options.tailBytes);
+    this.stdout = this.#output.stdout;
+    this.stderr = this.#output.stderr;
 
-    const child = crossSpawn(command, [...args], {
-      cwd: options.cwd,
-      env: options.env,
-      detached: options.platform !== 'win32',
-      stdio: [options.stdin, 'pipe', 'pipe'],
-      windowsHide: true,
-    });
+    const child = spawnChild(command, args, options);
     this.#child = child;
     this.pid = child.pid ?? 0;
-
-    this.#settled = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.#exit = {
-          exitCode: code,
-          signal,
-          durationMs: Math.round(performance.now() - this.#started),
-        };
+    this.#ended = new ChildExit(
+      child,
+      started,
+      { commandLine: this.commandLine, cwd: options.cwd },
+      {
         // Grandchildren may live on in the group; the exit hook stays until they are gone.
-        if (options.platform === 'win32' || !groupAlive(this.pid)) this.#forgetExitHook();
-        resolve();
-      });
-      child.once('error', (error) => {
-        // Emitted instead of 'exit' when the process never started.
-        if (this.#exit) return;
-        this.#error = new SpawnError(this.commandLine, options.cwd, error);
-        this.#forgetExitHook();
-        resolve();
-      });
-    });
-    this.#drained = new Promise((resolve) => {
-      child.once('close', () => {
-        this.#streamsClosed = true;
-        resolve();
-      });
-      child.once('error', () => resolve());
-    });
+        onExit: () => {
+          if (treeGone(this.pid, options.platform)) this.#forgetExitHook();
+        },
+        onError: () => this.#forgetExitHook(),
+      },
+    );
 
-    this.#interaction = new Interaction(this, this.#windows);
-    for (const name of ['stdout', 'stderr'] as const) {
-      const decode = utf8Decoder();
-      child[name]?.on('data', (chunk: Buffer) => {
-        this.#tails[name].push(chunk);
-        const text = decode(chunk);
-        if (text === '') return;
-        this.#windows[name].append(text);
-        this.#windows.all.append(text);
-        this.#interaction.output();
-        for (const listener of [...this.#listeners]) listener(name);
-      });
-    }
-    if (child.stdin) {
-      child.stdin.on('error', () => {}); // EPIPE when the child exits before reading all input
-      if (options.input !== undefined) child.stdin.end(options.input);
-    }
+    this.#stdin = new ProcessStdin(child, this.commandLine, options.cwd, options.stdin);
+    this.#interaction = new Interaction(this, this.#output.windows);
+    this.#output.attach(child, () => this.#interaction.output());
 
     if (this.pid !== 0 && !options.keep) {
-      const { platform } = options;
-      const pid = this.pid;
-      // taskkill is found through the test process's own SystemRoot, not the child's env.
-      this.#forgetExitHook = onProcessExit(() => killTreeSync(pid, platform, process.env));
+      this.#forgetExitHook = killTreeOnExit(this.pid, options.platform);
     }
     if (options.sandbox && this.pid !== 0) this.#untrack = options.sandbox.track(this);
   }
 
   /** Whether the process has not exited yet. */
   get running(): boolean {
-    return this.#exit === undefined && this.#error === undefined;
+    return this.#ended.running;
   }
 
   /** How it ended, once it has. */
   get exit(): ProcessExit | undefined {
-    return this.#exit;
+    return this.#ended.exit;
   }
 
   /**
@@ -187,17 +118,17 @@ export class TestProcess {
    * characters): what to print when a test fails.
    */
   output(): string {
-    return this.#windows.all.text;
+    return this.#output.windows.all.text;
   }
 
   /** Write to the process's stdin (when it was spawned with `stdin: 'pipe'`, the default). */
   write(data: string | Uint8Array): void {
-    this.#stdin('write()').write(data);
+    this.#stdin.pipe('write()').write(data);
   }
 
   /** Close the process's stdin: it reads end of file. */
   end(): void {
-    this.#stdin('end()').end();
+    this.#stdin.pipe('end()').end();
   }
 
   /**
@@ -212,38 +143,15 @@ export class TestProcess {
   ): Promise<RegExpExecArray> {
     const where = `${this.#label()}.waitForOutput()`;
     const { timeoutMs, stream, matcher } = resolveWaitForOutputOptions(pattern, options, where);
-    const window = this.#windows[stream];
-    const found = matcher(window.text);
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const finish = (error?: Error, match?: RegExpExecArray) => {
-        clearTimeout(timer);
-        this.#listeners.delete(onOutput);
-        if (error) reject(error);
-        else resolve(match as RegExpExecArray);
-      };
-      const onOutput = (source: OutputSource) => {
-        if (stream !== 'all' && source !== stream) return;
-        const match = matcher(window.text);
-        if (match) finish(undefined, match);
-      };
-      const timer = setTimeout(
-        () =>
-          finish(
-            new WaitTimeoutError(
-              `${where}: no output matched ${String(pattern)} within ${timeoutMs} ms. ${this.#tailText(stream)}`,
-            ),
-          ),
-        timeoutMs,
-      );
-      this.#listeners.add(onOutput);
-      this.#afterOutput().then(() => {
-        if (!this.#listeners.has(onOutput)) return;
-        const match = matcher(window.text);
-        if (match) return finish(undefined, match);
-        finish(this.#endedError(`before its output matched ${String(pattern)}`, stream));
-      });
-    });
+    return this.#output.waitFor(
+      matcher,
+      stream,
+      timeoutMs,
+      where,
+      pattern,
+      () => this.#afterOutput(),
+      (what, source) => this.#endedError(what, source),
+    );
   }
 
   /**
@@ -285,19 +193,7 @@ export class TestProcess {
    */
   async wait(options?: { timeoutMs?: number }): Promise<WaitResult> {
     const { timeoutMs } = resolveWaitOptions(options, `${this.#label()}.wait()`);
-    if (timeoutMs === undefined) {
-      await this.#afterOutput();
-    } else {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), timeoutMs);
-      });
-      const outcome = await Promise.race([this.#afterOutput(), deadline]);
-      clearTimeout(timer);
-      if (outcome === 'late') return { timedOut: true };
-    }
-    if (this.#error) throw this.#error;
-    return { ...(this.#exit as ProcessExit), timedOut: false };
+    return this.#ended.wait(this.#options.drainMs, timeoutMs);
   }
 
   /**
@@ -337,64 +233,35 @@ export class TestProcess {
   }
 
   async #close(graceMs: number): Promise<ProcessExit> {
-    const { platform } = this.#options;
-    if (this.pid !== 0) {
-      if (platform === 'win32') {
-        if (this.running) await taskkill(this.pid, process.env); // the test process's SystemRoot
-      } else if (signalGroup(this.pid, 'SIGTERM')) {
-        const gone = () => !this.running && !groupAlive(this.pid);
-        if (!(await until(gone, graceMs))) {
-          signalGroup(this.pid, 'SIGKILL');
-          await until(gone, REAP_LIMIT_MS);
-        }
-      }
-    }
-    await this.#settled;
-    await this.#drain();
+    await endTree(this.pid, this.#options.platform, graceMs, () => this.running);
+    await this.#afterOutput();
     this.#child.stdin?.destroy();
     this.#child.stdout?.destroy();
     this.#child.stderr?.destroy();
     this.#forgetExitHook();
     this.#untrack();
     this.#interaction.stop();
-    return (
-      this.#exit ?? { exitCode: null, signal: null, durationMs: performance.now() - this.#started }
-    );
-  }
-
-  /** After exit, give the output streams up to `drainMs` to deliver what is still in the pipes. */
-  async #drain(): Promise<void> {
-    if (this.#streamsClosed || this.#error) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.#drained,
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, this.#options.drainMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    return this.#ended.result();
   }
 
   /** Exit (or spawn failure), then the drain. */
-  async #afterOutput(): Promise<void> {
-    await this.#settled;
-    await this.#drain();
+  #afterOutput(): Promise<void> {
+    return this.#ended.afterOutput(this.#options.drainMs);
   }
 
   /** @internal Throws unless stdin is a pipe; `what` names the caller. */
   assertWritable(what: string): void {
-    this.#stdin(what);
+    this.#stdin.pipe(what);
   }
 
   /** @internal For the interaction helpers (ignored once stdin is closed). */
   stdinWrite(data: string | Uint8Array): void {
-    const stdin = this.#child.stdin;
-    if (stdin && !stdin.writableEnded) stdin.write(data);
+    this.#stdin.writeQuietly(data);
   }
 
   /** @internal For the interaction helpers. */
   stdinEnd(): void {
-    this.#child.stdin?.end();
+    this.#stdin.endQuietly();
   }
 
   /** @internal Resolves once the process exited (or failed to start) and its output drained. */
@@ -408,63 +275,13 @@ export class TestProcess {
   }
 
   #endedError(what: string, stream: OutputSource): Error {
-    if (this.#error) return this.#error;
-    const exit = this.#exit as ProcessExit;
-    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode}`;
-    return new ProcessExitedError(
-      `${this.commandLine} (pid ${this.pid}) ${how} ${what}. ${this.#tailText(stream)}`,
-      exit.exitCode,
-      exit.signal,
-    );
-  }
-
-  #tailText(stream: OutputSource): string {
-    const text = this.#windows[stream].text;
-    const label = stream === 'all' ? 'output' : stream;
-    if (text === '') return `It wrote no ${label}.`;
-    return `Last ${label}:\n${truncate(text.slice(-2000), 2000)}`;
+    const tail = this.#output.tailText(stream);
+    return this.#ended.endedError(this.commandLine, this.pid, what, tail);
   }
 
   #label(): string {
     return `TestProcess(${truncate(this.commandLine, 60)})`;
   }
-
-  #stdin(what: string) {
-    const stdin = this.#child.stdin;
-    if (!stdin) {
-      throw new SpawnError(
-        this.commandLine,
-        this.#options.cwd,
-        new Error(
-          `${what} needs stdin: 'pipe' (this process was spawned with stdin: '${String(this.#options.stdin)}')`,
-        ),
-      );
-    }
-    return stdin;
-  }
-}
-
-function streamView(tail: ByteTail): OutputStream {
-  return {
-    tail: () => tail.text(),
-    bytes: () => tail.bytes(),
-    get totalBytes() {
-      return tail.totalBytes;
-    },
-    get droppedBytes() {
-      return tail.droppedBytes;
-    },
-  };
-}
-
-/** Poll `condition` every few ms until it holds (true) or `limitMs` passes (false). */
-async function until(condition: () => boolean, limitMs: number): Promise<boolean> {
-  const deadline = performance.now() + limitMs;
-  while (!condition()) {
-    if (performance.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  return true;
 }
 
 /**

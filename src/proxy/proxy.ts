@@ -3,6 +3,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
+import { recordSocket } from '../internal/leftovers/registry.js';
+import { sweepOnce } from '../internal/leftovers/sweep.js';
 import { checkOptionKeys } from '../internal/options.js';
 import {
   type Address,
@@ -111,6 +113,7 @@ export class FrameProxy extends EventEmitter {
   readonly #errors: Error[] = [];
   readonly #waiters = new Set<() => void>();
   readonly #forgetExit: () => void;
+  readonly #unrecord: () => void;
   #rules: Rule[];
   #frameListeners = false;
   #accepted = 0;
@@ -152,6 +155,8 @@ export class FrameProxy extends EventEmitter {
     });
     server.on('connection', (client) => this.#accept(client));
     this.#forgetExit = onProcessExit(() => this.#server.close());
+    // If this process dies where no exit hook runs, the sweep removes the socket file (SPEC SP-11).
+    this.#unrecord = listen.kind === 'unix' ? recordSocket(listen.path) : () => {};
   }
 
   /** Frames forwarded in one direction, over all connections. */
@@ -215,6 +220,7 @@ export class FrameProxy extends EventEmitter {
     this.#forgetExit();
     for (const connection of this.connections) connection.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#unrecord();
     this.emit('close');
   }
 
@@ -352,6 +358,7 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
     );
   }
   const rules = parseFaults(options.faults);
+  sweepOnce(); // SPEC SP-11: what dead test processes left, on the first use
   if (listen.kind === 'unix') await clearStaleSocket(listen.path);
 
   const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });

@@ -8,7 +8,9 @@ import {
   run,
   type SandboxDiagnostics,
   type ShimkitError,
+  type SweepReport,
   spawnProcess,
+  sweepLeftovers,
   type TestProcess,
   type TestSandbox,
   type WaitResult,
@@ -53,5 +55,14 @@ describe('public types: sandboxes and test processes', () => {
     expectTypeOf<RunResult['timedOut']>().toEqualTypeOf<boolean>();
     expectTypeOf<CommandNotFoundError>().toMatchTypeOf<ShimkitError>();
     expectTypeOf<CommandNotFoundError['searched']>().toEqualTypeOf<readonly string[]>();
+  });
+
+  it('sweepLeftovers is synchronous and reports what it did', () => {
+    expectTypeOf(sweepLeftovers({ dirs: ['/var/tmp/x'] })).toEqualTypeOf<SweepReport>();
+    expectTypeOf<SweepReport['removed']>().toEqualTypeOf<string[]>();
+    expectTypeOf<SweepReport['killed']>().toEqualTypeOf<number[]>();
+    expectTypeOf<SweepReport['failed']>().toEqualTypeOf<{ path: string; reason: string }[]>();
+    // @ts-expect-error dirs is a list
+    sweepLeftovers({ dirs: '/tmp' });
   });
 });
