@@ -8,8 +8,6 @@ import { recordDir } from './leftovers/registry.js';
 import { markKept, randomName, sweepOnce } from './leftovers/sweep.js';
 import { removeTree } from './remove-tree.js';
 
-export { removeTree } from './remove-tree.js';
-
 /** A private (0700) temp dir that is removed on `remove()` or when the process exits. */
 export interface TempDir {
   readonly path: string;

@@ -151,6 +151,45 @@ describe('call records', () => {
     expect(Object.keys(recorded).some((k) => k.startsWith('SHIMKIT_'))).toBe(false);
   });
 
+  it('MB-06 MB-20 recordEnv: true also redacts PAT, PASSWD, PASSPHRASE, COOKIE, SESSION, CREDENTIAL, PRIVATE names and URL userinfo', async () => {
+    await using git = createMockBinary('git', { recordEnv: true });
+    const env = {
+      PATH: process.env.PATH ?? '',
+      GITHUB_PAT: 'ghp_1',
+      DB_PASS: 'p',
+      PASSWD: 'p2',
+      GPG_PASSPHRASE: 'pp',
+      COOKIE: 'c',
+      SESSION_ID: 's',
+      GOOGLE_APPLICATION_CREDENTIALS: '/secret.json',
+      PRIVATE_THING: 'x',
+      DATABASE_URL: 'postgres://u:hunter2@db.example:5432/app',
+      PATTERN: 'not a secret',
+      PATHS: 'also not',
+    };
+    await runCommand(git.path, [], { env });
+    const recorded = git.lastCall()?.env ?? {};
+    for (const key of [
+      'GITHUB_PAT',
+      'DB_PASS',
+      'PASSWD',
+      'GPG_PASSPHRASE',
+      'COOKIE',
+      'SESSION_ID',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+      'PRIVATE_THING',
+    ]) {
+      expect(recorded[key], key).toBe('[redacted]');
+    }
+    expect(recorded.DATABASE_URL).toBe('postgres://db.example:5432/app');
+    expect(JSON.stringify(recorded)).not.toContain('hunter2');
+    expect([recorded.PATH, recorded.PATTERN, recorded.PATHS]).toEqual([
+      env.PATH,
+      'not a secret',
+      'also not',
+    ]);
+  });
+
   it('MB-06 records no env by default', async () => {
     await using git = createMockBinary('git');
     await runCommand(git.path);

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { createMockBinary, type MockResponse } from '../../src/index.js';
+import type { CallStep } from '../../src/queue/types.js';
+import { completion, spawnTracked } from '../helpers/index.js';
+import { assertExactlyOnce, callInParallel } from '../helpers/parallel.js';
+import { stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
+
+const responses = (n: number): MockResponse[] =>
+  Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
+
+describe('scale and a test process that never waits for a call', () => {
+  it('MB-19 256 parallel calls with default options: no timeout, none lost, none twice', async () => {
+    await using git = createMockBinary('git', { responses: responses(256), onExhausted: 'fail' });
+    const exits = await callInParallel(git, 256);
+    expect(exits.map((e) => e.stderr.toString()).filter(Boolean)).toEqual([]);
+    expect(exits.every((e) => e.code === 0)).toBe(true);
+    expect(git.callCount()).toBe(256);
+    assertExactlyOnce(git, exits);
+    const claimed = git.calls().map((c) => c.response ?? 0);
+    expect(claimed.sort((a, b) => a - b)).toEqual(Array.from({ length: 256 }, (_, i) => i + 1));
+    expect(git.calls().every((c) => c.status === 'exited')).toBe(true);
+    git.assertDone();
+  });
+
+  it('MB-19 enqueue(), calls(), assertDone() and reset() never wait for a call: with calls stopped at every step they return', async () => {
+    const steps: CallStep[] = ['started', 'recorded', 'claimed', 'decided', 'served'];
+    await using git = createMockBinary('git', { responses: responses(8) });
+    const stopped = [];
+    for (const step of steps) {
+      stopCallsAt(git, step);
+      const child = spawnTracked(git.path, [step]);
+      stopped.push({ child, exited: completion(child) });
+      await waitUntilStopped(child.pid);
+    }
+    stopCallsAt(git, undefined);
+    // If any of these needed something a stopped call holds, this test would hang here.
+    git.enqueue(responses(3));
+    expect(git.queuedCount()).toBe(11);
+    expect(git.callCount()).toBe(4); // 'started' stops before its record exists
+    expect(git.calls().map((c) => [c.argv[0], c.status])).toEqual([
+      ['recorded', 'running'],
+      ['claimed', 'running'],
+      ['decided', 'running'],
+      ['served', 'running'],
+    ]);
+    expect(() => git.assertDone()).toThrow(/3 of 11 responses used/);
+    git.reset();
+    git.enqueue({ stdout: 'after reset\n' });
+    expect(git.calls()).toEqual([]);
+    for (const { child } of stopped) child.kill('SIGCONT');
+    const results = await Promise.all(stopped.map((s) => s.exited));
+    // Those stopped before their claim find their generation gone; the others finish as scripted.
+    expect(results.map((r) => r.code)).toEqual([122, 122, 0, 0, 0]);
+    expect(git.calls()).toEqual([]);
+  });
+});
