@@ -12,10 +12,14 @@ export function timeSync(command, args, options = {}) {
   return { ms, stdout: result.stdout };
 }
 
-/** Run all commands at once; resolve with the wall time and each one's stdout. */
-export async function timeParallel(commands) {
+/**
+ * Run all commands at once; resolve with the wall time, each one's stdout
+ * (empty for a failed one) and exit code. A non-zero exit rejects unless
+ * `allowFailure` (then it is counted by the caller).
+ */
+export async function timeParallel(commands, { allowFailure = false } = {}) {
   const start = process.hrtime.bigint();
-  const outputs = await Promise.all(
+  const results = await Promise.all(
     commands.map(
       ([command, args]) =>
         new Promise((resolve, reject) => {
@@ -25,15 +29,21 @@ export async function timeParallel(commands) {
           child.stdout.on('data', (d) => out.push(d));
           child.stderr.on('data', (d) => err.push(d));
           child.on('error', reject);
-          child.on('close', (code) =>
-            code === 0
-              ? resolve(Buffer.concat(out).toString())
-              : reject(new Error(`${command} exited ${code}: ${Buffer.concat(err)}`)),
-          );
+          child.on('close', (code) => {
+            if (code === 0 || allowFailure) {
+              resolve({ code, stdout: code === 0 ? Buffer.concat(out).toString() : '' });
+            } else {
+              reject(new Error(`${command} exited ${code}: ${Buffer.concat(err)}`));
+            }
+          });
         }),
     ),
   );
-  return { ms: Number(process.hrtime.bigint() - start) / 1e6, outputs };
+  return {
+    ms: Number(process.hrtime.bigint() - start) / 1e6,
+    outputs: results.map((r) => r.stdout),
+    codes: results.map((r) => r.code),
+  };
 }
 
 export function median(values) {

@@ -1,11 +1,18 @@
-// PERF-01 … PERF-03: the cost of a mocked call, measured against `node -e 0`.
+// PERF-01 … PERF-03, PERF-06: the cost of a mocked call, measured against `node -e 0`.
+import { spawn } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createMockBinary } from 'shimkit';
 import { median, paired, round, timeParallel, timeSync } from './lib.mjs';
 
 const NODE = process.execPath;
+const STORM = new URL('./peers/storm.mjs', import.meta.url).pathname;
 const nodeBaseline = () => timeSync(NODE, ['-e', '0']).ms;
 const responses = (n, tag = 'r') =>
   Array.from({ length: n }, (_, i) => ({ stdout: `${tag}${i + 1}\n` }));
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+};
 
 /** PERF-01: one call claiming a queued response, vs starting Node with nothing to do. */
 export async function mockCall({ iterations = 40 } = {}) {
@@ -24,18 +31,27 @@ export async function mockCall({ iterations = 40 } = {}) {
   };
 }
 
-/** PERF-02: 64 calls at once against 64 responses: throughput and the exactly-once check. */
-export async function parallel64({ rounds = 5 } = {}) {
-  const n = 64;
+/**
+ * n calls at once against n responses, vs n `node -e 0` at once, alternating
+ * which goes first: throughput, the exactly-once check, and (from the call
+ * records) how long claims took.
+ */
+async function parallel(n, rounds) {
   const nodeWalls = [];
   const mockWalls = [];
   const ratios = [];
+  const claims = [];
   let lost = 0;
   let duplicated = 0;
+  let timeouts = 0;
   for (let i = 0; i < rounds; i++) {
     const git = createMockBinary('git', { responses: responses(n), onExhausted: 'fail' });
     const runNode = () => timeParallel(Array.from({ length: n }, () => [NODE, ['-e', '0']]));
-    const runMock = () => timeParallel(Array.from({ length: n }, (_, k) => [git.path, [`c${k}`]]));
+    const runMock = () =>
+      timeParallel(
+        Array.from({ length: n }, (_, k) => [git.path, [`c${k}`]]),
+        { allowFailure: true },
+      );
     let base;
     let mock;
     if (i % 2 === 0) {
@@ -48,10 +64,13 @@ export async function parallel64({ rounds = 5 } = {}) {
     nodeWalls.push(base.ms);
     mockWalls.push(mock.ms);
     ratios.push(mock.ms / base.ms);
-    const served = new Set(mock.outputs);
-    duplicated += mock.outputs.length - served.size;
+    timeouts += mock.codes.filter((c) => c === 124).length;
+    const served = new Set(mock.outputs.filter(Boolean));
+    duplicated += mock.outputs.filter(Boolean).length - served.size;
     lost += responses(n).filter((r) => !served.has(r.stdout)).length;
-    if (git.callCount() !== n) lost += Math.abs(n - git.callCount());
+    const calls = git.calls();
+    if (calls.length !== n) lost += Math.abs(n - calls.length);
+    for (const call of calls) claims.push(call.claimMs ?? 0);
     await git.dispose();
   }
   const wall = median(mockWalls);
@@ -62,30 +81,101 @@ export async function parallel64({ rounds = 5 } = {}) {
     ratioToNode: round(median(ratios)),
     lost,
     duplicated,
+    timeouts,
+    // There is no lock: nothing waits for another call. What a lock wait used
+    // to measure is now the claim itself, from a call's first look at the queue.
+    lockWaitP99Ms: 0,
+    claimP50Ms: percentile(claims, 50),
+    claimP99Ms: percentile(claims, 99),
+    claimMaxMs: Math.max(...claims),
     rounds,
   };
 }
 
-/** PERF-03: the claim cost as the queue grows, 1 vs 1,000 queued responses. */
+/** PERF-02: 64 calls at once. */
+export const parallel64 = ({ rounds = 7 } = {}) => parallel(64, rounds);
+
+/** PERF-06: 256 calls at once, with default options. */
+export const parallel256 = ({ rounds = 5 } = {}) => parallel(256, rounds);
+
+/**
+ * MB-19: the largest event-loop stall of the test process while a 256-way
+ * storm runs (spawned from another process, so spawning is not what stalls
+ * it) and the test process enqueues and reads calls every few ms. The same
+ * storm with the test process idle gives the machine's own scheduling
+ * latency, for comparison.
+ */
+export async function enqueueStall({ calls = 256 } = {}) {
+  const measure = async (active) => {
+    const git = createMockBinary('git', { responses: responses(calls) });
+    const storm = spawn(NODE, [STORM, git.path, String(calls)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const done = new Promise((resolve) => storm.on('close', resolve));
+    await new Promise((resolve) => storm.stdout.once('data', resolve)); // spawned
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
+    let enqueued = 0;
+    let ticking = true;
+    const tick = () => {
+      if (!ticking) return;
+      if (active) {
+        git.enqueue({ stdout: `late${enqueued++}\n` });
+        git.calls();
+        git.queuedCount();
+      }
+      setTimeout(tick, 5);
+    };
+    tick();
+    await done;
+    ticking = false;
+    delay.disable();
+    const calls_ = git.callCount();
+    await git.dispose();
+    return { maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6, enqueued, calls: calls_ };
+  };
+  const idle = await measure(false);
+  const busy = await measure(true);
+  return {
+    maxMs: round(busy.maxMs, 1),
+    p99Ms: round(busy.p99Ms, 1),
+    idleBaselineMaxMs: round(idle.maxMs, 1),
+    enqueues: busy.enqueued,
+    calls: busy.calls,
+  };
+}
+
+/**
+ * PERF-03: the claim cost as the queue grows: 1,000 queued responses vs 1,
+ * and 50 × 10 MB queued behind the response a call takes vs 1.
+ */
 export async function queueGrowth({ iterations = 30 } = {}) {
   const small = createMockBinary('small');
   const large = createMockBinary('large', { responses: responses(1000 + iterations + 5) });
+  const big = createMockBinary('big', { responses: responses(iterations + 5) });
+  const tenMB = 'z'.repeat(10 * 1024 * 1024);
+  for (let i = 0; i < 50; i++) big.enqueue({ stdout: tenMB });
   const callSmall = () => {
     small.enqueue({ stdout: 'x\n' }); // exactly one response queued at each call
     return timeSync(small.path, ['x']).ms;
   };
   const callLarge = () => timeSync(large.path, ['x']).ms;
+  const callBig = () => timeSync(big.path, ['x']).ms;
   for (let i = 0; i < 3; i++) {
     callSmall();
     callLarge();
   }
   const r = paired(iterations, callSmall, callLarge);
+  const b = paired(iterations, callSmall, callBig);
   await small.dispose();
   await large.dispose();
+  await big.dispose();
   return {
     ratio1000to1: round(r.ratio),
+    ratioBigQueue: round(b.ratio),
     medianMs1: round(r.baselineMedianMs, 2),
     medianMs1000: round(r.subjectMedianMs, 2),
+    medianMsBigQueue: round(b.subjectMedianMs, 2),
     iterations,
   };
 }

@@ -23,6 +23,7 @@ import { callsOf, notDoneReport } from './calls.js';
 import { formatCalls } from './diagnostics.js';
 import type { ResolvedOptions } from './options.js';
 import { toWireResponse } from './options.js';
+import { runnerFlags } from './runner-flags.js';
 import { renderShim, shimFileName } from './shim.js';
 import type { MockCall, MockResponse, WaitForCallsOptions } from './types.js';
 
@@ -75,7 +76,13 @@ export class MockBinary {
     // The shim appears last and whole, so it is never run half-made or ahead of its state.
     const temp = join(bin.dir, `.${name}.${process.pid}.tmp`);
     const shim = renderShim(
-      { name, nodePath: options.nodePath, runnerPath: runnerPath(), stateDir: this.stateDir },
+      {
+        name,
+        nodePath: options.nodePath,
+        nodeFlags: runnerFlags(options.nodePath),
+        runnerPath: runnerPath(),
+        stateDir: this.stateDir,
+      },
       options.platform,
     );
     try {

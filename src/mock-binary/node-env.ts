@@ -41,15 +41,22 @@ export const NODE_RUNTIME_VARS: readonly string[] = [
   'OPENSSL_CONF',
 ];
 
-/** POSIX sh lines that move each set variable to `SHIMKIT_MOVED_<name>` and list it in `SHIMKIT_MOVED`. */
+/**
+ * POSIX sh lines that move each set variable to `SHIMKIT_MOVED_<name>` and
+ * list it in `SHIMKIT_MOVED`. One `case` first, so a call whose env has none
+ * of them (the usual one) pays for a single expansion.
+ */
 export function posixMoveLines(): string {
+  const any = NODE_RUNTIME_VARS.map((v) => `\${${v}+x}`).join('');
   return [
     'SHIMKIT_MOVED=',
+    `case "${any}" in ?*)`,
     ...NODE_RUNTIME_VARS.map(
       (v) =>
-        `if [ -n "\${${v}+x}" ]; then SHIMKIT_MOVED_${v}=$${v}; export SHIMKIT_MOVED_${v}; unset ${v}; SHIMKIT_MOVED="$SHIMKIT_MOVED ${v}"; fi`,
+        `  if [ -n "\${${v}+x}" ]; then SHIMKIT_MOVED_${v}=$${v}; export SHIMKIT_MOVED_${v}; unset ${v}; SHIMKIT_MOVED="$SHIMKIT_MOVED ${v}"; fi`,
     ),
-    'export SHIMKIT_MOVED',
+    '  export SHIMKIT_MOVED',
+    'esac',
   ].join('\n');
 }
 

@@ -6,6 +6,8 @@ import { posixMoveLines, windowsMoveLines } from './node-env.js';
 export interface ShimTarget {
   name: string;
   nodePath: string;
+  /** Options for that Node (see runner-flags.ts); plain option words, no quoting needed. */
+  nodeFlags: readonly string[];
   runnerPath: string;
   stateDir: string;
 }
@@ -41,7 +43,7 @@ export function renderShim(target: ShimTarget, platform: NodeJS.Platform): strin
 function fill(template: string, target: ShimTarget, quote: (value: string) => string): string {
   return template
     .replace('@@NAME@@', JSON.stringify(target.name).replaceAll('%', '%%'))
-    .replace('@@NODE@@', quote(target.nodePath))
+    .replace('@@NODE@@', [quote(target.nodePath), ...target.nodeFlags].join(' '))
     .replace('@@RUNNER@@', quote(target.runnerPath))
     .replace('@@STATE@@', quote(target.stateDir));
 }

@@ -7,7 +7,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { sep } from 'node:path';
 import { errnoCode } from './errors.js';
 
 /**
@@ -21,7 +21,8 @@ let counter = 0;
 /** A temp name beside `target`, unique to this process; readers skip dot-files. */
 export function tempPathFor(target: string): string {
   counter += 1;
-  return join(dirname(target), `.${basename(target)}.${process.pid}.${counter}.tmp`);
+  const cut = target.lastIndexOf(sep) + 1;
+  return `${target.slice(0, cut)}.${target.slice(cut)}.${process.pid}.${counter}.tmp`;
 }
 
 /** Replace `target` so that a reader sees either the old or the new content, never a part. */

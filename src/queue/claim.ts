@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { createTemp, linkExclusive, tryClose, tryUnlink, writeBytes } from './atomic.js';
-import { callPath, claimPath, queuePath } from './layout.js';
+import { callPath, claimPath, generationPath, queuePath } from './layout.js';
 import { countLines } from './lines.js';
 import { recordLine } from './records.js';
 import { firstFree } from './search.js';
@@ -44,7 +43,7 @@ export function claimCall(
   describeCall: (config: WireConfig) => CallFields,
 ): Claim {
   const { generation, config } = readState(stateDir);
-  const genDir = join(stateDir, generation);
+  const genDir = generationPath(stateDir, generation);
   stopAt(config, 'started');
   const start = Date.now();
   const fields = describeCall(config);

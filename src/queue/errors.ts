@@ -35,6 +35,16 @@ export class StateWriteError extends ShimkitError {
   }
 }
 
+/**
+ * Whether `error` is a shimkit error, by its code rather than `instanceof`:
+ * the runner's hot and cold halves are separate bundles with a copy of the
+ * classes each, and an error made by one must be recognised by the other.
+ */
+export function isShimkitError(error: unknown): error is ShimkitError {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('ERR_SHIMKIT_');
+}
+
 export function errnoCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error
     ? String((error as { code: unknown }).code)
@@ -54,7 +64,7 @@ const VANISHED_HERE = 'a state file is missing (was it deleted from outside shim
  * that already are `ShimkitError`s pass through.
  */
 export function stateError(error: unknown, file: string, side: 'call' | 'test'): ShimkitError {
-  if (error instanceof ShimkitError) return error;
+  if (isShimkitError(error)) return error;
   const code = errnoCode(error);
   if (code === 'ENOENT') {
     return new ProtocolError(side === 'call' ? VANISHED : VANISHED_HERE, file, { cause: error });

@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { errnoCode, ProtocolError, stateError } from './errors.js';
 import {
   CALL_FILE_PATTERN,
@@ -8,6 +7,7 @@ import {
   callsDir,
   claimPath,
   claimsDir,
+  generationPath,
   queuePath,
 } from './layout.js';
 import { completeLines, countLines } from './lines.js';
@@ -57,7 +57,7 @@ export class RecordCache {
 }
 
 export function liveGeneration(stateDir: string): string {
-  return join(stateDir, readState(stateDir).generation);
+  return generationPath(stateDir, readState(stateDir).generation);
 }
 
 export function readSnapshot(stateDir: string, cache = new RecordCache()): Snapshot {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
  * bytes are not available.
  */
 export function rawArgv(args: readonly string[]): string[] | undefined {
-  if (process.platform !== 'linux' || !args.some((a) => a.includes('\uFFFD'))) return undefined;
+  if (process.platform !== 'linux') return undefined;
   try {
     const cmdline = readFileSync('/proc/self/cmdline');
     const parts: Buffer[] = [];

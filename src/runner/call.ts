@@ -1,7 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import type { WireCallRecord, WireConfig } from '../queue/types.js';
-import { rawArgv } from './argv.js';
 import { pickEnv } from './env.js';
+import { cold } from './lazy.js';
 
 /** The first line of a call's record: who called, how, from where. */
 export function describeCall(
@@ -12,7 +12,8 @@ export function describeCall(
   return {
     id: `${process.pid}-${Math.random().toString(36).slice(2, 10)}`,
     argv: args,
-    argvBase64: rawArgv(args),
+    // Only when Node's UTF-8 decoding of an argument lost bytes (U+FFFD).
+    argvBase64: args.some((a) => a.includes('\uFFFD')) ? cold().rawArgv(args) : undefined,
     cwd: currentDir(),
     pid: process.pid,
     ppid: process.ppid,

@@ -1,4 +1,4 @@
-import { redactEnv } from '../queue/secrets.js';
+import { cold } from './lazy.js';
 
 /**
  * The shim moves the variables that change how Node itself behaves
@@ -26,7 +26,7 @@ export function pickEnv(
   recordEnv: boolean | string[],
 ): Record<string, string> | undefined {
   if (recordEnv === false) return undefined;
-  if (recordEnv === true) return redactEnv(env);
+  if (recordEnv === true) return cold().redactEnv(env);
   const picked: Record<string, string> = {};
   for (const key of recordEnv) {
     const value = env[key];

@@ -1,11 +1,11 @@
 import { fchmodSync } from 'node:fs';
 import { writeBytes } from '../queue/atomic.js';
 import type { Claim } from '../queue/claim.js';
-import { stateError } from '../queue/errors.js';
 import { MockExitCode } from '../queue/exit-codes.js';
 import { callPath } from '../queue/layout.js';
 import { recordLine } from '../queue/records.js';
 import { type CallStatus, RECORD_UNFINISHED_MODE } from '../queue/types.js';
+import { cold } from './lazy.js';
 import { writeAll } from './output.js';
 
 /**
@@ -37,7 +37,7 @@ export function finishCall(
       // Readers will report the call as killed.
     }
     code = MockExitCode.broken;
-    const why = stateError(error, callPath(claim.genDir, record.seq), 'call').message;
+    const why = cold().stateError(error, callPath(claim.genDir, record.seq), 'call').message;
     message = `mock "${claim.config.name}" call #${record.seq} could not record how it ended: ${why}`;
   }
   if (message) writeAll(2, Buffer.from(`shimkit: ${message}\n`));

@@ -4,8 +4,8 @@ import { errnoCode, ProtocolError, VANISHED } from '../queue/errors.js';
 import { outPath, queuePath } from '../queue/layout.js';
 import { lineAt } from '../queue/lines.js';
 import { outputBytes } from '../queue/output.js';
-import { responseProblem } from '../queue/response-schema.js';
 import type { WireResponse } from '../queue/types.js';
+import { cold } from './lazy.js';
 
 /** The response the claim decided on; undefined when there is none (onExhausted: 'fail'). */
 export function responseFor(claim: Claim): WireResponse | undefined {
@@ -31,9 +31,40 @@ function parseLine(claim: Claim, n: number): WireResponse {
   } catch (cause) {
     throw new ProtocolError(`queue line ${n} is not valid JSON`, file, { cause });
   }
-  const problem = responseProblem(value, `queue line ${n}`, { wire: true });
-  if (problem) throw new ProtocolError(problem, file);
+  if (!plain(value)) {
+    const problem = cold().responseProblem(value, `queue line ${n}`, { wire: true });
+    if (problem) throw new ProtocolError(problem, file);
+  }
   return value as WireResponse;
+}
+
+/**
+ * Whether a queue line is an object of only text output, exit code and
+ * delay, all well-typed: the common response, accepted without loading the
+ * full validator (src/queue/response-schema.ts), which checks everything else.
+ */
+function plain(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    switch (key) {
+      case 'stdout':
+      case 'stderr':
+        if (typeof field !== 'string') return false;
+        break;
+      case 'exitCode':
+        if (!Number.isInteger(field) || (field as number) < 0 || (field as number) > 255)
+          return false;
+        break;
+      case 'delayMs':
+        if (typeof field !== 'number' || !(field >= 0) || field === Number.POSITIVE_INFINITY)
+          return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 /** The bytes a response writes to stdout: `stdout` or `stdoutBase64`, then `jsonl`; or its out file. */
@@ -58,7 +89,7 @@ export function fileWrites(genDir: string, response: WireResponse): Record<strin
   } catch (cause) {
     throw new ProtocolError('a writeFiles file is not valid JSON', file, { cause });
   }
-  const problem = responseProblem({ writeFiles: value }, 'a writeFiles file');
+  const problem = cold().responseProblem({ writeFiles: value }, 'a writeFiles file');
   if (problem) throw new ProtocolError(problem, file);
   return value as Record<string, string>;
 }

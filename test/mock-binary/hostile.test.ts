@@ -158,6 +158,7 @@ describe('hostile environments', () => {
   it('MB-20 the Windows shim moves the same variables aside with delayed expansion, and turns it off before %*', () => {
     const text = renderWindowsShim({
       name: 'git',
+      nodeFlags: [],
       nodePath: 'C:\\node\\node.exe',
       runnerPath: 'C:\\shimkit\\runner.cjs',
       stateDir: 'C:\\Temp\\state\\git.1',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary } from '../../src/index.js';
 import { runnerPath } from '../../src/internal/package-files.js';
+import { RUNNER_FLAGS, runnerFlags } from '../../src/mock-binary/runner-flags.js';
 import { cmdQuote, renderWindowsShim, shimFileName, shQuote } from '../../src/mock-binary/shim.js';
 import { runCommand, testDir } from '../helpers/index.js';
 
@@ -12,7 +13,7 @@ describe('the POSIX shim', () => {
     const text = readFileSync(git.path, 'utf8');
     expect(text.startsWith('#!/bin/sh\n')).toBe(true);
     expect(text).toContain(
-      `exec ${shQuote(process.execPath)} ${shQuote(runnerPath())} ${shQuote(git.stateDir)} "$@"`,
+      `exec ${shQuote(process.execPath)} ${RUNNER_FLAGS.join(' ')} ${shQuote(runnerPath())} ${shQuote(git.stateDir)} "$@"`,
     );
     expect(statSync(git.path).mode & 0o777).toBe(0o700);
     expect(git.path).toBe(join(git.dir, 'git'));
@@ -42,6 +43,43 @@ describe('the POSIX shim', () => {
     expect(git.lastCall()?.env).toEqual({ NODE_OPTIONS: `--require ${bomb}` });
   });
 
+  it('MB-01 the runner gets JIT and background threads off, only from a Node that accepts the flags', () => {
+    expect(runnerFlags(process.execPath)).toEqual(RUNNER_FLAGS);
+    const fake = join(testDir(), 'old-node');
+    writeFileSync(
+      fake,
+      '#!/bin/sh\ncase "$1" in --jitless) echo "bad option: $1" >&2; exit 9;; esac\n',
+      {
+        mode: 0o700,
+      },
+    );
+    expect(runnerFlags(fake)).toEqual([]);
+    expect(runnerFlags(join(testDir(), 'missing-node'))).toEqual([]);
+  });
+
+  it.each(['dash', 'bash', 'busybox'])('MB-01 the shim runs under %s as sh', async (shell) => {
+    const which = await runCommand('sh', ['-c', `command -v ${shell}`]);
+    if (which.code !== 0) {
+      console.warn(`SKIPPED: ${shell} is not installed`);
+      return;
+    }
+    await using git = createMockBinary('git', {
+      recordEnv: ['NODE_DEBUG'],
+      responses: [{ stdout: 'a\n' }, { stdout: 'b\n' }],
+    });
+    const args = shell === 'busybox' ? ['sh', git.path] : [git.path];
+    const plain = await runCommand(shell, [...args, 'x y', '']);
+    expect([plain.code, plain.stdout.toString(), plain.stderr.toString()]).toEqual([0, 'a\n', '']);
+    const moved = await runCommand(shell, args, {
+      env: { ...process.env, NODE_DEBUG: 'fs,module' },
+    });
+    expect([moved.code, moved.stdout.toString(), moved.stderr.toString()]).toEqual([0, 'b\n', '']);
+    expect(git.calls().map((c) => [c.argv, c.env])).toEqual([
+      [['x y', ''], {}],
+      [[], { NODE_DEBUG: 'fs,module' }],
+    ]);
+  });
+
   it('MB-01 quotes paths with spaces, quotes and dollars for sh', async () => {
     const parent = join(testDir(), `it's a "dir" with $HOME and \`ticks\``);
     const { mkdirSync } = await import('node:fs');
@@ -58,6 +96,7 @@ describe('the POSIX shim', () => {
 describe('the Windows shim, rendered on any platform', () => {
   const target = {
     name: 'git',
+    nodeFlags: [],
     nodePath: 'C:\\Program Files\\nodejs\\node.exe',
     runnerPath: 'C:\\Users\\ann\\100% sure\\node_modules\\shimkit\\dist\\runner.cjs',
     stateDir: 'C:\\Users\\ann\\AppData\\Local\\Temp\\shimkit-1\\state\\git',

@@ -1,0 +1,19 @@
+/**
+ * The parts of the runner that most calls never need: full validation
+ * messages, diagnostics, redaction, raw argv, stdin capture. Bundled apart
+ * (`dist/runner-cold.cjs`) and loaded on first use (see ./lazy.ts), so a
+ * plain call parses only the small hot file: Node compiles every byte it
+ * loads, and at ~25 ms a call that is a measurable share.
+ */
+export { stateError } from '../queue/errors.js';
+export { responseProblem } from '../queue/response-schema.js';
+export { redactEnv } from '../queue/secrets.js';
+export { rawArgv } from './argv.js';
+export {
+  describeFailure,
+  serveFailure,
+  timeoutMessage,
+  unmatchedMessage,
+  type Waiting,
+} from './diagnostics.js';
+export { readStdin } from './stdin.js';

@@ -1,0 +1,56 @@
+import type { Claim } from '../queue/claim.js';
+import { errnoCode, isShimkitError, stateError } from '../queue/errors.js';
+import { formatCommand } from '../queue/format.js';
+
+/** The runner's diagnostics (loaded with its cold half: a plain call prints none). */
+
+/** `mock "git" call #3`. */
+export function label(claim: Claim): string {
+  return `mock "${claim.config.name}" call #${claim.record.seq}`;
+}
+
+export function unmatchedMessage(claim: Claim): string {
+  const { total } = claim;
+  const used =
+    total === 0
+      ? 'no responses were queued'
+      : total === 1
+        ? 'the only queued response is used'
+        : `all ${total} queued responses are used`;
+  const command = formatCommand(claim.config.name, claim.record.argv);
+  return `${label(claim)} (${command}) has no response: ${used} and onExhausted is "fail". Enqueue another response or set onExhausted.`;
+}
+
+/** What the call was doing when its deadline passed. */
+export type Waiting = 'start' | 'stdin' | 'delay';
+
+export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number): string {
+  const why =
+    waiting === 'delay'
+      ? ` (scripted delayMs: ${delayMs})`
+      : waiting === 'stdin'
+        ? ' while waiting for stdin to close'
+        : ' before it could answer (a busy machine started it late)';
+  return `${label(claim)} timed out after ${claim.config.timeoutMs} ms${why}; raise the mock's timeoutMs or shorten the delay.`;
+}
+
+/** One line: what went wrong and the file it concerns (`near` when the error names none). */
+export function describeFailure(error: unknown, near: string): string {
+  const path = (error as { path?: unknown } | undefined)?.path;
+  const file = typeof path === 'string' ? path : near;
+  if (errnoCode(error) !== undefined || isShimkitError(error)) {
+    return stateError(error, file, 'call').message;
+  }
+  return `unexpected error in the shim runner (please report it): ${oneLine(error)}`;
+}
+
+/** A file the response asked for could not be written, or its output could not be read. */
+export function serveFailure(claim: Claim, error: unknown): string {
+  const what = isShimkitError(error) ? error.message : `could not write a file: ${oneLine(error)}`;
+  return `${label(claim)} ${what}`;
+}
+
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.replace(/\s*\n\s*/g, ' ');
+}

@@ -1,0 +1,12 @@
+import { sep } from 'node:path';
+import type * as Cold from './cold.js';
+
+let loaded: typeof Cold | undefined;
+
+/** The runner's cold half (./cold.ts), loaded the first time a call needs it. */
+export function cold(): typeof Cold {
+  // A computed path, so the bundler keeps it a runtime require of the other file.
+  const file = `${__dirname}${sep}runner-cold.cjs`;
+  loaded ??= require(file) as typeof Cold;
+  return loaded;
+}
