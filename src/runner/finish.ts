@@ -20,7 +20,7 @@ export function finishCall(
   status: Exclude<CallStatus, 'running'>,
   exitCode: number,
   diagnostic?: string,
-): void {
+): never {
   const { record } = claim;
   let code = exitCode;
   let message = diagnostic;
@@ -41,5 +41,5 @@ export function finishCall(
     message = `mock "${claim.config.name}" call #${record.seq} could not record how it ended: ${why}`;
   }
   if (message) writeAll(2, Buffer.from(`shimkit: ${message}\n`));
-  process.exit(code);
+  return process.exit(code);
 }

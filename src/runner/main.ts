@@ -26,26 +26,26 @@ function main(argv: string[]): void {
   const startedAt = processStartTime();
   const [stateDir, ...args] = argv;
   restoreMovedEnv(process.env);
-  if (!stateDir) return die('usage: runner.cjs <state dir> [args…] (this file is run by a shim)');
+  if (!stateDir) die('usage: runner.cjs <state dir> [args…] (this file is run by a shim)');
   let claim: Claim;
   try {
     claim = claimCall(stateDir, (config) => describeCall(args, startedAt, config));
   } catch (error) {
-    return die(cold().describeFailure(error, stateDir));
+    die(cold().describeFailure(error, stateDir));
   }
   let response: WireResponse | undefined;
   try {
     response = responseFor(claim);
   } catch (error) {
-    return fail(claim, cold().describeFailure(error, claim.genDir));
+    fail(claim, cold().describeFailure(error, claim.genDir));
   }
   if (!response) {
-    return finishCall(claim, 'unmatched', MockExitCode.unmatched, cold().unmatchedMessage(claim));
+    finishCall(claim, 'unmatched', MockExitCode.unmatched, cold().unmatchedMessage(claim));
   }
   // The deadline counts from the call's own start, however long the machine
   // took to start it, and nothing below outlives it.
   const deadline = startedAt + claim.config.timeoutMs;
-  if (Date.now() >= deadline) return timedOut(claim, 'start', 0);
+  if (Date.now() >= deadline) timedOut(claim, 'start', 0);
   if (claim.config.stdin === 'capture' || (response.delayMs ?? 0) > 0) {
     void wait(claim, response, deadline);
   } else {
@@ -79,7 +79,7 @@ async function wait(claim: Claim, response: WireResponse, deadline: number): Pro
     await new Promise((done) => setTimeout(done, delayMs));
   }
   clearTimeout(timer);
-  if (Date.now() >= deadline) return timedOut(claim, waiting, delayMs);
+  if (Date.now() >= deadline) timedOut(claim, waiting, delayMs);
   serve(claim, response);
 }
 
@@ -97,7 +97,7 @@ function serve(claim: Claim, response: WireResponse): void {
     out = stdoutBytes(claim.genDir, response);
     err = stderrBytes(claim.genDir, response);
   } catch (error) {
-    return fail(claim, cold().serveFailure(claim, error));
+    fail(claim, cold().serveFailure(claim, error));
   }
   writeAll(1, out);
   writeAll(2, err);
@@ -105,18 +105,18 @@ function serve(claim: Claim, response: WireResponse): void {
   finishCall(claim, 'exited', response.exitCode ?? 0);
 }
 
-function timedOut(claim: Claim, waiting: Waiting, delayMs: number): void {
+function timedOut(claim: Claim, waiting: Waiting, delayMs: number): never {
   const message = cold().timeoutMessage(claim, waiting, delayMs);
-  finishCall(claim, 'timed-out', MockExitCode.timeout, message);
+  return finishCall(claim, 'timed-out', MockExitCode.timeout, message);
 }
 
-function fail(claim: Claim, message: string): void {
-  finishCall(claim, 'failed', MockExitCode.broken, message);
+function fail(claim: Claim, message: string): never {
+  return finishCall(claim, 'failed', MockExitCode.broken, message);
 }
 
-function die(message: string): void {
+function die(message: string): never {
   writeAll(2, Buffer.from(`shimkit: ${message}\n`));
-  process.exit(MockExitCode.broken);
+  return process.exit(MockExitCode.broken);
 }
 
 main(process.argv.slice(2));
