@@ -18,14 +18,18 @@ function toMockCall(record: SnapshotRecord, claims: Map<number, number>): MockCa
   // A queue response counts only once its claim marker names this call: a call
   // killed between publishing its record and claiming got nothing.
   const claimed = record.source !== 'queue' || claims.get(record.response as number) === record.seq;
-  const stdinBytes =
+  const stdinBytes = () =>
     record.stdinBase64 === undefined ? undefined : Buffer.from(record.stdinBase64, 'base64');
+  // Records are cached between calls(), so nothing of them is handed out to be
+  // mutated; the byte views are made when first read (most tests never do).
   return {
     index: record.seq,
-    argv: record.argv,
-    argvBytes: record.argvBase64
-      ? record.argvBase64.map((b) => Buffer.from(b, 'base64'))
-      : record.argv.map((a) => Buffer.from(a)),
+    argv: [...record.argv],
+    get argvBytes() {
+      return record.argvBase64
+        ? record.argvBase64.map((b) => Buffer.from(b, 'base64'))
+        : record.argv.map((a) => Buffer.from(a));
+    },
     cwd: record.cwd,
     pid: record.pid,
     ppid: record.ppid,
@@ -39,9 +43,13 @@ function toMockCall(record: SnapshotRecord, claims: Map<number, number>): MockCa
     diagnostic: unrecorded
       ? `call #${record.seq} could not record how it ended (is the disk full?); it exited with code ${MockExitCode.broken}`
       : record.diagnostic,
-    env: record.env,
-    stdin: stdinBytes?.toString('utf8'),
-    stdinBytes,
+    env: record.env === undefined ? undefined : { ...record.env },
+    get stdin() {
+      return stdinBytes()?.toString('utf8');
+    },
+    get stdinBytes() {
+      return stdinBytes();
+    },
     stdinTruncated: record.stdinTruncated === true,
   };
 }

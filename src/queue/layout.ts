@@ -32,9 +32,5 @@ export const callPath = (genDir: string, n: number) => `${genDir}${sep}calls${se
 
 /** A generation dir name is `g` followed by a positive integer. */
 export const GENERATION_PATTERN = /^g[1-9][0-9]{0,14}$/;
-/** A call record file name. */
-export const CALL_FILE_PATTERN = /^([1-9][0-9]{0,14})\.json$/;
-/** A claim marker file name. */
-export const CLAIM_FILE_PATTERN = /^[1-9][0-9]{0,14}$/;
 /** A file name in `out/`, as a queue line may refer to it. */
 export const OUT_FILE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$/;

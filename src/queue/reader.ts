@@ -1,17 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { errnoCode, ProtocolError, stateError } from './errors.js';
-import {
-  CALL_FILE_PATTERN,
-  CLAIM_FILE_PATTERN,
-  callPath,
-  callsDir,
-  claimPath,
-  claimsDir,
-  generationPath,
-  queuePath,
-} from './layout.js';
+import { callPath, claimPath, generationPath, queuePath } from './layout.js';
 import { completeLines, countLines } from './lines.js';
 import { parseRecordText, recordId } from './records.js';
+import { firstFree } from './search.js';
 import { readState, readText } from './state.js';
 import { RECORD_UNFINISHED_MODE, type WireCallRecord } from './types.js';
 
@@ -38,21 +30,45 @@ export interface SnapshotRecord extends WireCallRecord {
   unfinished?: boolean;
 }
 
-/** Finished records of one generation, by call number. */
+/**
+ * Records of one generation already read, by call number. A finished record
+ * never changes again; a running one only grows (lines are appended) or
+ * changes mode (see `RECORD_UNFINISHED_MODE`), so a cheap stat tells whether
+ * it must be read again.
+ */
 export class RecordCache {
   #genDir = '';
-  readonly #records = new Map<number, SnapshotRecord>();
+  readonly #records = new Map<number, { record: SnapshotRecord; size: number; mode: number }>();
 
-  get(genDir: string, seq: number): SnapshotRecord | undefined {
+  /** The record of call `seq`, from the cache if it has not changed. */
+  read(genDir: string, seq: number): SnapshotRecord | undefined {
     if (genDir !== this.#genDir) {
       this.#records.clear();
       this.#genDir = genDir;
     }
-    return this.#records.get(seq);
-  }
-
-  keep(record: SnapshotRecord): void {
-    if (record.status !== 'running') this.#records.set(record.seq, record);
+    const file = callPath(genDir, seq);
+    const known = this.#records.get(seq);
+    if (known && known.record.status !== 'running') return known.record;
+    let stat: { size: number; mode: number } | undefined;
+    if (known) {
+      stat = statOptional(file);
+      if (stat === undefined) return undefined;
+      if (stat.size === known.size && stat.mode === known.mode) return known.record;
+    }
+    const text = readOptional(file);
+    if (text === undefined) return undefined;
+    const record: SnapshotRecord | undefined = parseRecordText(text, seq, file);
+    if (!record) return undefined;
+    if (record.status === 'running') {
+      stat ??= statOptional(file);
+      if (stat === undefined) return undefined;
+      if ((stat.mode & 0o777) === RECORD_UNFINISHED_MODE) record.unfinished = true;
+      // The size of what was parsed, not of what was stat'ed: a line appended in between is read next time.
+      this.#records.set(seq, { record, size: Buffer.byteLength(text), mode: stat.mode });
+    } else {
+      this.#records.set(seq, { record, size: 0, mode: 0 });
+    }
+    return record;
   }
 }
 
@@ -64,13 +80,13 @@ export function readSnapshot(stateDir: string, cache = new RecordCache()): Snaps
   const genDir = liveGeneration(stateDir);
   // Claims and calls are read before the queue: every claim refers to a line
   // that was in the queue when it was claimed, and lines are only appended.
-  const claimed = numbers(claimsDir(genDir), CLAIM_FILE_PATTERN);
+  const claimedCount = taken(genDir, claimPath);
+  const claimed = { has: (n: number) => n >= 1 && n <= claimedCount };
   const calls: SnapshotRecord[] = [];
-  for (const seq of callNumbers(genDir)) {
-    const record = cache.get(genDir, seq) ?? readRecord(genDir, seq);
-    if (!record) continue;
-    cache.keep(record);
-    calls.push(record);
+  const callCount = taken(genDir, callPath);
+  for (let seq = 1; seq <= callCount; seq++) {
+    const record = cache.read(genDir, seq);
+    if (record) calls.push(record);
   }
   const claims = new Map<number, number>();
   const byId = new Map(calls.map((c) => [c.id, c]));
@@ -81,7 +97,7 @@ export function readSnapshot(stateDir: string, cache = new RecordCache()): Snaps
   }
   // A call killed right after claiming has not said what it claimed: its
   // claim marker (a link of its record) names it.
-  for (const n of claimed) {
+  for (let n = 1; n <= claimedCount; n++) {
     if (claims.has(n)) continue;
     const file = claimPath(genDir, n);
     const owner = byId.get(recordId(readOptional(file) ?? '', file) ?? '');
@@ -94,7 +110,7 @@ export function readSnapshot(stateDir: string, cache = new RecordCache()): Snaps
 
 /** Number of calls recorded in the live generation (started or finished). */
 export function countCalls(stateDir: string): number {
-  return callNumbers(liveGeneration(stateDir)).length;
+  return taken(liveGeneration(stateDir), callPath);
 }
 
 /** Number of responses in the live queue (complete lines). */
@@ -102,20 +118,12 @@ export function queueLength(stateDir: string): number {
   return countLines(readText(queuePath(liveGeneration(stateDir))));
 }
 
-function readRecord(genDir: string, seq: number): SnapshotRecord | undefined {
-  const file = callPath(genDir, seq);
-  const text = readOptional(file);
-  if (text === undefined) return undefined;
-  const record: SnapshotRecord | undefined = parseRecordText(text, seq, file);
-  if (record?.status === 'running' && isUnfinished(file)) record.unfinished = true;
-  return record;
-}
-
-function isUnfinished(file: string): boolean {
+function statOptional(file: string): { size: number; mode: number } | undefined {
   try {
-    return (statSync(file).mode & 0o777) === RECORD_UNFINISHED_MODE;
-  } catch {
-    return false;
+    return statSync(file);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw stateError(error, file, 'test');
   }
 }
 
@@ -129,22 +137,17 @@ function readOptional(file: string): string | undefined {
   }
 }
 
-function callNumbers(genDir: string): number[] {
-  return [...numbers(callsDir(genDir), CALL_FILE_PATTERN)].sort((a, b) => a - b);
-}
-
-/** The numbers in the names of a dir's entries that match `pattern` (its first group, or the whole name). */
-function numbers(dir: string, pattern: RegExp): Set<number> {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (cause) {
-    throw new ProtocolError('a state dir cannot be listed', dir, { cause });
+/**
+ * How many call records or claim markers a generation holds. Both are only
+ * ever created at the lowest free number, so they are always 1..n and an
+ * existence search finds n without listing the dir (see search.ts).
+ */
+function taken(genDir: string, path: (genDir: string, n: number) => string): number {
+  if (!existsSync(genDir)) {
+    throw new ProtocolError(
+      'a generation dir is missing (was it deleted from outside shimkit?)',
+      genDir,
+    );
   }
-  const found = new Set<number>();
-  for (const name of names) {
-    const match = pattern.exec(name);
-    if (match) found.add(Number(match[1] ?? match[0]));
-  }
-  return found;
+  return firstFree((n) => existsSync(path(genDir, n))) - 1;
 }
