@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 
 /**
  * The call's arguments as raw bytes (base64), when Node's UTF-8 decoding of
@@ -23,5 +23,15 @@ export function rawArgv(args: readonly string[]): string[] | undefined {
     return own.length === args.length ? own.map((b) => b.toString('base64')) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The path of the call's working dir after it was deleted: from /proc on Linux, else `$PWD`, else "". */
+export function deletedCwd(): string {
+  try {
+    const link = readlinkSync('/proc/self/cwd');
+    return link.endsWith(' (deleted)') ? link.slice(0, -' (deleted)'.length) : link;
+  } catch {
+    return process.env.PWD ?? '';
   }
 }

@@ -1,4 +1,3 @@
-import { readlinkSync } from 'node:fs';
 import type { WireCallRecord, WireConfig } from '../queue/types.js';
 import { pickEnv } from './env.js';
 import { cold } from './lazy.js';
@@ -32,13 +31,7 @@ export function currentDir(): string {
   try {
     return process.cwd();
   } catch {
-    // Deleted.
-  }
-  try {
-    const link = readlinkSync('/proc/self/cwd');
-    return link.endsWith(' (deleted)') ? link.slice(0, -' (deleted)'.length) : link;
-  } catch {
-    return process.env.PWD ?? '';
+    return cold().deletedCwd();
   }
 }
 

@@ -8,7 +8,7 @@
 export { stateError } from '../queue/errors.js';
 export { responseProblem } from '../queue/response-schema.js';
 export { redactEnv } from '../queue/secrets.js';
-export { rawArgv } from './argv.js';
+export { deletedCwd, rawArgv } from './argv.js';
 export {
   describeFailure,
   serveFailure,
@@ -16,4 +16,6 @@ export {
   unmatchedMessage,
   type Waiting,
 } from './diagnostics.js';
-export { readStdin } from './stdin.js';
+export { recordFailed } from './record-failed.js';
+export { render } from './render.js';
+export { wait } from './wait.js';

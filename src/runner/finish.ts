@@ -1,10 +1,8 @@
-import { fchmodSync } from 'node:fs';
 import { writeBytes } from '../queue/atomic.js';
 import type { Claim } from '../queue/claim.js';
 import { MockExitCode } from '../queue/exit-codes.js';
-import { callPath } from '../queue/layout.js';
 import { recordLine } from '../queue/records.js';
-import { type CallStatus, RECORD_UNFINISHED_MODE } from '../queue/types.js';
+import type { CallStatus } from '../queue/types.js';
 import { cold } from './lazy.js';
 import { writeAll } from './output.js';
 
@@ -31,14 +29,8 @@ export function finishCall(
   try {
     writeBytes(claim.fd, Buffer.from(recordLine(end)));
   } catch (error) {
-    try {
-      fchmodSync(claim.fd, RECORD_UNFINISHED_MODE);
-    } catch {
-      // Readers will report the call as killed.
-    }
     code = MockExitCode.broken;
-    const why = cold().stateError(error, callPath(claim.genDir, record.seq), 'call').message;
-    message = `mock "${claim.config.name}" call #${record.seq} could not record how it ended: ${why}`;
+    message = cold().recordFailed(claim, error);
   }
   if (message) writeAll(2, Buffer.from(`shimkit: ${message}\n`));
   return process.exit(code);

@@ -1,6 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { MAX_TIMER_MS } from '../internal/limits.js';
 import { type Claim, claimCall, stopAt } from '../queue/claim.js';
 import { MockExitCode } from '../queue/exit-codes.js';
 import type { WireResponse } from '../queue/types.js';
@@ -10,7 +7,7 @@ import { restoreMovedEnv } from './env.js';
 import { finishCall } from './finish.js';
 import { cold } from './lazy.js';
 import { writeAll } from './output.js';
-import { fileWrites, responseFor, stderrBytes, stdoutBytes } from './response.js';
+import { render, responseFor } from './response.js';
 
 /**
  * The shim runner: `node runner.cjs <state dir> <args…>`. It claims the next
@@ -47,40 +44,10 @@ function main(argv: string[]): void {
   const deadline = startedAt + claim.config.timeoutMs;
   if (Date.now() >= deadline) timedOut(claim, 'start', 0);
   if (claim.config.stdin === 'capture' || (response.delayMs ?? 0) > 0) {
-    void wait(claim, response, deadline);
+    void cold().wait(claim, response, deadline, { serve, timedOut });
   } else {
     serve(claim, response);
   }
-}
-
-/**
- * Capture stdin and sit out the delay, under a timer for the deadline. Only a
- * call that waits arms a timer: the first timer of a process costs about
- * half a millisecond.
- */
-async function wait(claim: Claim, response: WireResponse, deadline: number): Promise<void> {
-  const delayMs = response.delayMs ?? 0;
-  let waiting: Waiting = 'start';
-  const timer = setTimeout(
-    () => timedOut(claim, waiting, delayMs),
-    Math.min(deadline - Date.now(), MAX_TIMER_MS),
-  );
-  if (claim.config.stdin === 'capture') {
-    waiting = 'stdin';
-    const captured = await cold().readStdin(claim.config.stdinLimitBytes);
-    claim.record.stdinBase64 = captured.data.toString('base64');
-    if (captured.truncated) claim.record.stdinTruncated = true;
-  }
-  if (delayMs > 0) {
-    waiting = 'delay';
-    // A delay that reaches past the deadline is left to the timeout timer: a
-    // timer cannot hold more than MAX_TIMER_MS, and it would end there anyway.
-    if (Date.now() + delayMs >= deadline) return;
-    await new Promise((done) => setTimeout(done, delayMs));
-  }
-  clearTimeout(timer);
-  if (Date.now() >= deadline) timedOut(claim, waiting, delayMs);
-  serve(claim, response);
 }
 
 /** Files, then stdout and stderr, then the exit code. */
@@ -88,14 +55,7 @@ function serve(claim: Claim, response: WireResponse): void {
   let out: Buffer;
   let err: Buffer;
   try {
-    // Relative paths are left to the OS, against the call's real cwd (one
-    // that was deleted fails, as it would for the real command).
-    for (const [file, content] of Object.entries(fileWrites(claim.genDir, response))) {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, content);
-    }
-    out = stdoutBytes(claim.genDir, response);
-    err = stderrBytes(claim.genDir, response);
+    ({ out, err } = render(claim.genDir, response));
   } catch (error) {
     fail(claim, cold().serveFailure(claim, error));
   }

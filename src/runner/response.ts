@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { Claim } from '../queue/claim.js';
-import { errnoCode, ProtocolError, VANISHED } from '../queue/errors.js';
-import { outPath, queuePath } from '../queue/layout.js';
+import { ProtocolError } from '../queue/errors.js';
+import { queuePath } from '../queue/layout.js';
 import { lineAt } from '../queue/lines.js';
-import { outputBytes } from '../queue/output.js';
 import type { WireResponse } from '../queue/types.js';
 import { cold } from './lazy.js';
 
@@ -67,40 +65,15 @@ function plain(value: unknown): boolean {
   return true;
 }
 
-/** The bytes a response writes to stdout: `stdout` or `stdoutBase64`, then `jsonl`; or its out file. */
-export function stdoutBytes(genDir: string, response: WireResponse): Buffer {
-  if (response.stdoutFile) return readOut(genDir, response.stdoutFile);
-  return outputBytes(response.stdout, response.stdoutBase64, response.jsonl);
-}
-
-export function stderrBytes(genDir: string, response: WireResponse): Buffer {
-  if (response.stderrFile) return readOut(genDir, response.stderrFile);
-  return outputBytes(response.stderr, response.stderrBase64);
-}
-
-/** The files a response writes: path → content. */
-export function fileWrites(genDir: string, response: WireResponse): Record<string, string> {
-  if (!response.writeFilesFile) return response.writeFiles ?? {};
-  const file = outPath(genDir, response.writeFilesFile);
-  const text = readOut(genDir, response.writeFilesFile).toString('utf8');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new ProtocolError('a writeFiles file is not valid JSON', file, { cause });
+/**
+ * What a response writes: files (relative paths against the call's real cwd,
+ * so a deleted cwd fails as it would for the real command), then the bytes
+ * for stdout and stderr. A response of plain text needs nothing else; the
+ * rest (base64, JSON lines, out files, files) is rendered by the cold half.
+ */
+export function render(genDir: string, response: WireResponse): { out: Buffer; err: Buffer } {
+  if (plain(response)) {
+    return { out: Buffer.from(response.stdout ?? ''), err: Buffer.from(response.stderr ?? '') };
   }
-  const problem = cold().responseProblem({ writeFiles: value }, 'a writeFiles file');
-  if (problem) throw new ProtocolError(problem, file);
-  return value as Record<string, string>;
-}
-
-function readOut(genDir: string, name: string): Buffer {
-  const file = outPath(genDir, name);
-  try {
-    return readFileSync(file);
-  } catch (cause) {
-    const code = errnoCode(cause);
-    const why = code === 'ENOENT' ? VANISHED : `an output file cannot be read (${code})`;
-    throw new ProtocolError(why, file, { cause });
-  }
+  return cold().render(genDir, response);
 }
