@@ -69,6 +69,6 @@ export {
   type FrameProxyOptions,
   type FrameProxyStats,
 } from './proxy/proxy.js';
-export { ProtocolError } from './queue/errors.js';
+export { ProtocolError, StateWriteError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';
 export type { ResponseSource } from './queue/types.js';
