@@ -228,6 +228,26 @@ describe('races with reset() and dispose()', () => {
   });
 });
 
+describe('dispose() whatever late writers do', () => {
+  it.each([1, 2, 3])(
+    'MB-20 dispose() right after callers were SIGKILLed mid-storm succeeds and leaves nothing (round %i)',
+    async () => {
+      const parent = testDir();
+      const git = createMockBinary('git', {
+        tmpDir: parent,
+        responses: Array.from({ length: 64 }, (_, i) => ({ stdout: `r${i}\n`, delayMs: i % 3 })),
+      });
+      const children = Array.from({ length: 64 }, (_, k) => spawnTracked(git.path, [`c${k}`]));
+      const exits = Promise.all(children.map(completion));
+      await git.waitForCalls(8, { until: 'started', timeoutMs: 20_000 });
+      for (const child of children.filter((_, k) => k % 2 === 0)) child.kill('SIGKILL');
+      await git.dispose(); // while the killed ones die and the others still write
+      await exits;
+      expect(readdirSync(parent)).toEqual([]);
+    },
+  );
+});
+
 describe('names, lines and numbers at the edges', () => {
   it('MB-20 a name too long for a file name is refused up front', () => {
     expect(() => createMockBinary('g'.repeat(255))).toThrow(InvalidOptionError);

@@ -8,6 +8,7 @@ import {
   MockExitCode,
   type MockResponse,
   type ShimkitError,
+  type StateWriteError,
   UnusedResponsesError,
 } from '../../src/index.js';
 
@@ -50,5 +51,14 @@ describe('public types', () => {
     expectTypeOf(MockExitCode.timeout).toEqualTypeOf<124>();
     expectTypeOf(new UnusedResponsesError('x')).toMatchTypeOf<ShimkitError>();
     expectTypeOf(new UnusedResponsesError('x').code).toBeString();
+    expectTypeOf<StateWriteError>().toMatchTypeOf<ShimkitError>();
+    expectTypeOf<StateWriteError['errno']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<StateWriteError['file']>().toEqualTypeOf<string>();
+  });
+
+  it('a call record says how long its claim took', () => {
+    expectTypeOf<MockCall['claimMs']>().toEqualTypeOf<number | undefined>();
+    // @ts-expect-error there is no lock to wait for
+    expectTypeOf<MockCall['lockWaitMs']>().toBeNumber();
   });
 });
