@@ -42,8 +42,10 @@ function main(argv: string[]): void {
   // The deadline counts from the call's own start, however long the machine
   // took to start it, and nothing below outlives it.
   const deadline = startedAt + claim.config.timeoutMs;
-  if (Date.now() >= deadline) timedOut(claim, 'start', 0);
-  if (claim.config.stdin === 'capture' || (response.delayMs ?? 0) > 0) {
+  const delayMs = response.delayMs ?? 0;
+  // Late already: a scripted delay would have ended it anyway, so that is the reason given.
+  if (Date.now() >= deadline) timedOut(claim, delayMs > 0 ? 'delay' : 'start', delayMs);
+  if (claim.config.stdin === 'capture' || delayMs > 0) {
     void cold().wait(claim, response, deadline, { serve, timedOut });
   } else {
     serve(claim, response);
