@@ -1,5 +1,6 @@
 // `npm run bench`: measures, prints a table, and merges the figures into
 // bench/results.json (other benchmark suites keep their own sections).
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { enqueueStall, mockCall, parallel64, parallel256, queueGrowth } from './mock-binary.mjs';
@@ -58,13 +59,15 @@ for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
 const only = process.argv.slice(2);
 // Ratios are paired within one run, but a busy machine still adds noise: record how busy it was.
 const loadAtStart = loadavg()[0];
-// The serial mock suites run first, before the parallel ones leave the machine busy.
+// The serial mock suites run first, before the parallel ones leave the machine
+// busy; queueGrowth writes 500 MB, so it runs after the parallel suites, and
+// every suite ends with `sync` so its writeback does not slow the next one.
 const suites = {
   mockCall,
-  queueGrowth,
   parallel64,
   parallel256,
   enqueueStall,
+  queueGrowth,
   'process.output': processOutput,
   'process.run': processRun,
   'proxy.throughput': proxyThroughput,
@@ -82,6 +85,7 @@ for (const [name, run] of Object.entries(suites)) {
   } else {
     results[name] = await run();
   }
+  spawnSync('sync');
 }
 results.environment = {
   node: process.version,

@@ -1,8 +1,35 @@
 import { existsSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMockBinary, createMockBinDir } from '../../src/index.js';
 import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
-import { generationDir, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
+import { generationDir, processState, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
+
+describe('calls that died', () => {
+  it('MB-06 a call killed mid-way shows as killed even while its unreaped process is a zombie', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'x' }] });
+    stopCallsAt(git, 'claimed');
+    // A parent that starts the call, kills it once it has stopped, and never reaps it.
+    const parent = spawnTracked('python3', [
+      '-c',
+      `import os, sys, time
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "doomed"])
+os.waitpid(pid, os.WUNTRACED)
+os.kill(pid, 9)
+print(pid, flush=True)
+time.sleep(60)`,
+      git.path,
+    ]);
+    const pid = await new Promise<number>((resolve) =>
+      parent.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
+    await vi.waitFor(() => expect(processState(pid)).toBe('Z'), { timeout: 10_000, interval: 5 });
+    expect(git.calls().map((c) => [c.argv, c.status, c.response])).toEqual([
+      [['doomed'], 'killed', 1],
+    ]);
+  });
+});
 
 describe('instances never mix', () => {
   it('MB-18 a call still running from a disposed mock cannot write into a new mock of the same name', async () => {
