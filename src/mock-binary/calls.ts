@@ -1,6 +1,5 @@
 import { MockExitCode } from '../queue/exit-codes.js';
 import { outDir } from '../queue/layout.js';
-import { isAlive } from '../queue/process-alive.js';
 import type { Snapshot, SnapshotRecord } from '../queue/reader.js';
 import { formatCalls, summariseResponse } from './diagnostics.js';
 import type { MockCall } from './types.js';
@@ -13,10 +12,9 @@ export function callsOf(snapshot: Snapshot): MockCall[] {
 function toMockCall(record: SnapshotRecord, claims: Map<number, number>): MockCall {
   // A call that died before it could finish its record is still "running" on
   // disk: killed, or (marked so) unable to write its last line.
-  const ended = record.status === 'running' && !isAlive(record.pid);
+  const ended = record.ended === true;
   const unrecorded = ended && record.unfinished === true;
-  // A queue response counts only once its claim marker names this call: a call
-  // killed between publishing its record and claiming got nothing.
+  // A call says what it claimed only after its claim marker exists.
   const claimed = record.source !== 'queue' || claims.get(record.response as number) === record.seq;
   const stdinBytes = () =>
     record.stdinBase64 === undefined ? undefined : Buffer.from(record.stdinBase64, 'base64');

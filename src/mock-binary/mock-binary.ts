@@ -127,10 +127,10 @@ export class MockBinary {
     return this.enqueue(responses);
   }
 
-  /** Every call so far, in the order they took a response. */
+  /** Every call so far, in the order they reached the queue (see `MockCall.index`). */
   calls(): MockCall[] {
     this.#assertLive();
-    return callsOf(readSnapshot(this.stateDir, this.#records));
+    return callsOf(readSnapshot(this.stateDir, this.#records, { queue: false }));
   }
 
   /** Number of calls so far (running ones included). */

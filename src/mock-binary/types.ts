@@ -69,7 +69,10 @@ export type MockCallStatus = CallStatus | 'killed';
 
 /** One recorded call of a mock. */
 export interface MockCall {
-  /** 1-based call number, in the order calls took their response. */
+  /**
+   * 1-based call number, in the order calls reached the queue (published their
+   * record). Under parallel calls a higher number may hold a lower response.
+   */
   index: number;
   /** The arguments, exactly as the call received them (without the command name). */
   argv: string[];

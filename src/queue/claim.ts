@@ -71,8 +71,21 @@ export function claimCall(
       fd,
     };
   } catch (error) {
-    tryClose(fd);
-    throw error;
+    throw new RecordedFailure(error, fd);
+  }
+}
+
+/**
+ * Claiming failed after the call's record was published (the state dir went
+ * away, the disk filled): the call must still end its record (`fd`, open for
+ * appending), or readers would take it for killed.
+ */
+export class RecordedFailure extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly fd: number,
+  ) {
+    super('claiming failed after the call was recorded');
   }
 }
 

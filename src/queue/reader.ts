@@ -2,10 +2,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { errnoCode, ProtocolError, stateError } from './errors.js';
 import { callPath, claimPath, generationPath, queuePath } from './layout.js';
 import { completeLines, countLines } from './lines.js';
+import { isAlive } from './process-alive.js';
 import { parseRecordText, recordId } from './records.js';
 import { firstFree } from './search.js';
 import { readState, readText } from './state.js';
-import { RECORD_UNFINISHED_MODE, type WireCallRecord } from './types.js';
+import type { WireCallRecord } from './types.js';
 
 /**
  * The reader's half of the protocol, used by the test process: what the live
@@ -17,7 +18,7 @@ import { RECORD_UNFINISHED_MODE, type WireCallRecord } from './types.js';
 /** Everything a reader needs about the live generation. */
 export interface Snapshot {
   genDir: string;
-  /** Raw queue lines (JSON text), 1-based position = index + 1. */
+  /** Raw queue lines (JSON text), 1-based position = index + 1 (empty unless asked for). */
   queue: string[];
   /** Response number → number of the call that claimed it (0 if that call left no record). */
   claims: Map<number, number>;
@@ -26,22 +27,31 @@ export interface Snapshot {
 }
 
 export interface SnapshotRecord extends WireCallRecord {
-  /** The call could not write its last line (see `RECORD_UNFINISHED_MODE`). */
+  /** Still "running" on disk, but its process is gone: it died before its last line. */
+  ended?: boolean;
+  /** …and it marked its record as unable to write that line (see `RECORD_UNFINISHED_MODE`). */
   unfinished?: boolean;
+}
+
+interface Cached {
+  record: SnapshotRecord;
+  size: number;
+  mode: number;
 }
 
 /**
  * Records of one generation already read, by call number. A finished record
  * never changes again; a running one only grows (lines are appended) or
  * changes mode (see `RECORD_UNFINISHED_MODE`), so a cheap stat tells whether
- * it must be read again.
+ * it must be read again. The cache hands out its records; the snapshot copies
+ * a running one before adding to it.
  */
 export class RecordCache {
   #genDir = '';
-  readonly #records = new Map<number, { record: SnapshotRecord; size: number; mode: number }>();
+  readonly #records = new Map<number, Cached>();
 
-  /** The record of call `seq`, from the cache if it has not changed. */
-  read(genDir: string, seq: number): SnapshotRecord | undefined {
+  /** The record of call `seq` (from the cache if it has not changed, or read again if `fresh`). */
+  read(genDir: string, seq: number, fresh = false): SnapshotRecord | undefined {
     if (genDir !== this.#genDir) {
       this.#records.clear();
       this.#genDir = genDir;
@@ -50,21 +60,22 @@ export class RecordCache {
     const known = this.#records.get(seq);
     if (known && known.record.status !== 'running') return known.record;
     let stat: { size: number; mode: number } | undefined;
-    if (known) {
+    if (known && !fresh) {
       stat = statOptional(file);
       if (stat === undefined) return undefined;
       if (stat.size === known.size && stat.mode === known.mode) return known.record;
     }
-    const text = readOptional(file);
-    if (text === undefined) return undefined;
-    const record: SnapshotRecord | undefined = parseRecordText(text, seq, file);
+    const bytes = readOptional(file);
+    if (bytes === undefined) return undefined;
+    const record: SnapshotRecord | undefined = parseRecordText(bytes.toString('utf8'), seq, file);
     if (!record) return undefined;
     if (record.status === 'running') {
-      stat ??= statOptional(file);
+      stat = statOptional(file);
       if (stat === undefined) return undefined;
-      if ((stat.mode & 0o777) === RECORD_UNFINISHED_MODE) record.unfinished = true;
+      // Not writable by its owner: marked as unable to write its last line (0400; 0444 on Windows).
+      if ((stat.mode & 0o200) === 0) record.unfinished = true;
       // The size of what was parsed, not of what was stat'ed: a line appended in between is read next time.
-      this.#records.set(seq, { record, size: Buffer.byteLength(text), mode: stat.mode });
+      this.#records.set(seq, { record, size: bytes.length, mode: stat.mode });
     } else {
       this.#records.set(seq, { record, size: 0, mode: 0 });
     }
@@ -76,36 +87,57 @@ export function liveGeneration(stateDir: string): string {
   return generationPath(stateDir, readState(stateDir).generation);
 }
 
-export function readSnapshot(stateDir: string, cache = new RecordCache()): Snapshot {
+/**
+ * The live generation as the test process sees it. Read in this order:
+ * records, then claim markers, then the queue — a record that says it claimed
+ * response n wrote that line after its marker existed, and a marker refers to
+ * a line that was in the queue when it was made (lines are only appended).
+ * `queue: false` skips reading the queue (`calls()` needs none of it).
+ */
+export function readSnapshot(
+  stateDir: string,
+  cache = new RecordCache(),
+  options: { queue?: boolean } = {},
+): Snapshot {
   const genDir = liveGeneration(stateDir);
-  // Claims and calls are read before the queue: every claim refers to a line
-  // that was in the queue when it was claimed, and lines are only appended.
-  const claimedCount = taken(genDir, claimPath);
-  const claimed = { has: (n: number) => n >= 1 && n <= claimedCount };
   const calls: SnapshotRecord[] = [];
   const callCount = taken(genDir, callPath);
   for (let seq = 1; seq <= callCount; seq++) {
-    const record = cache.read(genDir, seq);
+    const record = settled(genDir, seq, cache);
     if (record) calls.push(record);
   }
   const claims = new Map<number, number>();
-  const byId = new Map(calls.map((c) => [c.id, c]));
   for (const call of calls) {
-    if (call.source === 'queue' && call.response !== undefined && claimed.has(call.response)) {
-      claims.set(call.response, call.seq);
-    }
+    if (call.source === 'queue' && call.response !== undefined) claims.set(call.response, call.seq);
   }
   // A call killed right after claiming has not said what it claimed: its
   // claim marker (a link of its record) names it.
+  const claimedCount = taken(genDir, claimPath);
+  const byId = new Map(calls.map((c) => [c.id, c]));
   for (let n = 1; n <= claimedCount; n++) {
     if (claims.has(n)) continue;
     const file = claimPath(genDir, n);
-    const owner = byId.get(recordId(readOptional(file) ?? '', file) ?? '');
+    const owner = byId.get(recordId(readOptional(file)?.toString('utf8') ?? '', file) ?? '');
     if (owner && owner.source === undefined) Object.assign(owner, { source: 'queue', response: n });
     claims.set(n, owner?.seq ?? 0);
   }
-  const queue = completeLines(readText(queuePath(genDir)));
+  const queue = options.queue === false ? [] : completeLines(readText(queuePath(genDir)));
   return { genDir, queue, claims, calls };
+}
+
+/**
+ * Record `seq` as it stands: a running record whose process is gone is read
+ * once more (it may have finished between the read and the liveness check)
+ * and, if still running on disk, marked `ended`. A running record is a copy,
+ * so nothing added to it reaches the cache.
+ */
+function settled(genDir: string, seq: number, cache: RecordCache): SnapshotRecord | undefined {
+  const record = cache.read(genDir, seq);
+  if (record?.status !== 'running') return record;
+  if (isAlive(record.pid, record.startedAt)) return { ...record };
+  const again = cache.read(genDir, seq, true);
+  if (again?.status !== 'running') return again;
+  return { ...again, ended: true };
 }
 
 /** Number of calls recorded in the live generation (started or finished). */
@@ -127,10 +159,10 @@ function statOptional(file: string): { size: number; mode: number } | undefined 
   }
 }
 
-/** A state file's text, or undefined if it is gone (a reader racing a reset). */
-function readOptional(file: string): string | undefined {
+/** A state file's bytes, or undefined if it is gone (a reader racing a reset). */
+function readOptional(file: string): Buffer | undefined {
   try {
-    return readFileSync(file, 'utf8');
+    return readFileSync(file);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw stateError(error, file, 'test');

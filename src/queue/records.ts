@@ -35,6 +35,16 @@ export function parseRecordText(
     }
   }
   record.seq = seq;
+  const { argv, id, pid, status } = record;
+  if (
+    !Array.isArray(argv) ||
+    !argv.every((a) => typeof a === 'string') ||
+    typeof id !== 'string' ||
+    !Number.isInteger(pid) ||
+    typeof status !== 'string'
+  ) {
+    throw new ProtocolError('a call record is malformed (no argv, id, pid or status)', file);
+  }
   return record as unknown as WireCallRecord;
 }
 

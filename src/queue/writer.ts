@@ -8,10 +8,12 @@ import {
   readSync,
   renameSync,
   rm,
+  rmSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { tryUnlink, writeBytes } from './atomic.js';
+import { tryUnlink } from './atomic.js';
 import { errnoCode, stateError } from './errors.js';
 import { outPath, queuePath } from './layout.js';
 import { outputBytes } from './output.js';
@@ -53,12 +55,16 @@ export function createInstance(parent: string, name: string, config: WireConfig)
   });
 }
 
-/** Forget all responses and calls: switch to a fresh generation and delete the old one in the background. */
+/**
+ * Forget all responses and calls: switch to a fresh generation and delete the
+ * old one in the background. A generation number is never used twice: one
+ * left behind by a reset that failed half-way (a full disk) is skipped.
+ */
 export function resetState(stateDir: string): void {
   guard(stateDir, () => {
     const state = readState(stateDir);
-    const next = Number(state.generation.slice(1)) + 1;
-    buildGeneration(stateDir, next);
+    let next = Number(state.generation.slice(1)) + 1;
+    while (!buildGeneration(stateDir, next)) next += 1;
     writeState(stateDir, { ...state, generation: `g${next}` });
     retire(join(stateDir, state.generation));
   });
@@ -81,54 +87,102 @@ export function retire(dir: string): void {
   rm(trash, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 }, () => {});
 }
 
-/** A generation is built under a temp name and renamed into place, so it appears complete. */
-function buildGeneration(stateDir: string, n: number): void {
-  const temp = join(stateDir, `.g${n}.${process.pid}.build`);
-  mkdirSync(join(temp, 'claims'), { recursive: true, mode: 0o700 });
-  mkdirSync(join(temp, 'calls'), { mode: 0o700 });
-  mkdirSync(join(temp, 'out'), { mode: 0o700 });
-  writeFileSync(join(temp, 'queue.jsonl'), '', { mode: 0o600 });
-  renameSync(temp, join(stateDir, `g${n}`));
-}
-
-/** Append responses to the queue of `genDir`, all or none. */
-export function appendToQueue(genDir: string, responses: readonly WireResponse[]): void {
-  const written: string[] = [];
-  guard(genDir, () => {
-    try {
-      const lines = responses.map((r) => `${JSON.stringify(externalise(genDir, r, written))}\n`);
-      appendLines(queuePath(genDir), lines.join(''));
-    } catch (error) {
-      for (const file of written) tryUnlink(file);
-      throw error;
-    }
-  });
+/**
+ * A generation is built under a temp name and renamed into place, so it
+ * appears complete; false if `g<n>` exists already. Nothing is left behind
+ * when building fails.
+ */
+function buildGeneration(stateDir: string, n: number): boolean {
+  const temp = join(stateDir, `.g${n}.${process.pid}.${randomBytes(4).toString('hex')}.build`);
+  try {
+    mkdirSync(temp, { mode: 0o700 });
+    mkdirSync(join(temp, 'claims'), { mode: 0o700 });
+    mkdirSync(join(temp, 'calls'), { mode: 0o700 });
+    mkdirSync(join(temp, 'out'), { mode: 0o700 });
+    writeFileSync(join(temp, 'queue.jsonl'), '', { mode: 0o600 });
+    renameSync(temp, join(stateDir, `g${n}`));
+    return true;
+  } catch (error) {
+    rmSync(temp, { recursive: true, force: true });
+    // rename(2) onto an existing non-empty dir fails with ENOTEMPTY or EEXIST.
+    if (errnoCode(error) === 'ENOTEMPTY' || errnoCode(error) === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 /**
- * One write to the end of the queue. If a line before it lacks its newline
- * (a hand edit), the newline is added first, so the new lines never merge
- * into it. On failure (a full disk) the file is cut back to where it was.
+ * Append responses to the queue of `genDir` in one write. If the disk fills
+ * part-way, the responses whose lines were written whole stay enqueued (a
+ * call may have claimed one already, so they cannot be taken back), the rest
+ * is cut off with its out files, and the error says how many made it.
  */
-function appendLines(file: string, text: string): void {
+export function appendToQueue(genDir: string, responses: readonly WireResponse[]): void {
+  const outFiles: string[][] = [];
+  try {
+    const lines = responses.map((response) => {
+      const files: string[] = [];
+      outFiles.push(files);
+      return Buffer.from(`${JSON.stringify(externalise(genDir, response, files))}\n`);
+    });
+    appendLines(queuePath(genDir), lines);
+  } catch (error) {
+    const kept = error instanceof PartialAppend ? error.whole : 0;
+    const cause = error instanceof PartialAppend ? error.cause : error;
+    for (const files of outFiles.slice(kept)) for (const file of files) tryUnlink(file);
+    const path = (cause as { path?: unknown } | undefined)?.path;
+    const failure = stateError(cause, typeof path === 'string' ? path : genDir, 'test');
+    if (kept > 0) {
+      failure.message += ` (${kept} of ${responses.length} responses were enqueued before it failed)`;
+    }
+    throw failure;
+  }
+}
+
+/** A write to the queue failed after `whole` of its lines were written whole. */
+class PartialAppend extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly whole: number,
+  ) {
+    super('partial append');
+  }
+}
+
+/**
+ * One write to the end of the queue. If the line before lacks its newline (a
+ * hand edit), the newline goes first, so the new lines never merge into it.
+ * If the write fails part-way, the lines written whole stay and the rest is
+ * cut off, so no reader ever meets a line without its newline for long.
+ */
+function appendLines(file: string, lines: readonly Buffer[]): void {
   const fd = openSync(file, 'a+', 0o600);
   try {
-    const size = fstatSync(fd).size;
-    let data = text;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) data = `\n${text}`;
-    }
+    const start = fstatSync(fd).size;
+    const lead = Buffer.from(start > 0 && lastByte(fd, start) !== 0x0a ? '\n' : '');
+    const data = Buffer.concat([lead, ...lines]);
+    let written = 0;
     try {
-      writeBytes(fd, Buffer.from(data));
+      while (written < data.length) written += writeSync(fd, data, written, data.length - written);
     } catch (error) {
-      ftruncateSync(fd, size);
-      throw error;
+      let end = lead.length;
+      let whole = 0;
+      for (const line of lines) {
+        if (end + line.length > written) break;
+        end += line.length;
+        whole += 1;
+      }
+      ftruncateSync(fd, start + (written >= lead.length ? end : 0));
+      throw new PartialAppend(error, whole);
     }
   } finally {
     closeSync(fd);
   }
+}
+
+function lastByte(fd: number, size: number): number | undefined {
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0];
 }
 
 let outCounter = 0;
@@ -139,15 +193,20 @@ let outCounter = 0;
  * queue stays small and a call reads only its own response.
  */
 function externalise(genDir: string, response: WireResponse, written: string[]): WireResponse {
-  if (JSON.stringify(response).length <= INLINE_LIMIT_BYTES) return response;
+  if (Buffer.byteLength(JSON.stringify(response)) <= INLINE_LIMIT_BYTES) return response;
   const { stdout, stdoutBase64, jsonl, stderr, stderrBase64, writeFiles, ...rest } = response;
   const wire: WireResponse = rest;
   const save = (data: Buffer | string): string => {
     outCounter += 1;
-    const name = `${process.pid}-${outCounter}-${randomBytes(3).toString('hex')}`;
+    const name = `${process.pid}-${outCounter}-${randomBytes(6).toString('hex')}`;
     const file = outPath(genDir, name);
+    try {
+      writeFileSync(file, data, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if (errnoCode(error) !== 'EEXIST') tryUnlink(file); // a part written before the disk filled
+      throw error;
+    }
     written.push(file);
-    writeFileSync(file, data, { mode: 0o600, flag: 'wx' });
     return name;
   };
   if (stdout !== undefined || stdoutBase64 !== undefined || jsonl !== undefined) {

@@ -16,6 +16,6 @@ export {
   unmatchedMessage,
   type Waiting,
 } from './diagnostics.js';
-export { recordFailed } from './record-failed.js';
+export { endRecord, recordFailed } from './record-failed.js';
 export { render } from './render.js';
 export { wait } from './wait.js';

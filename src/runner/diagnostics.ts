@@ -22,7 +22,7 @@ export function unmatchedMessage(claim: Claim): string {
 }
 
 /** What the call was doing when its deadline passed. */
-export type Waiting = 'start' | 'stdin' | 'delay';
+export type Waiting = 'start' | 'stdin' | 'delay' | 'output';
 
 export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number): string {
   const why =
@@ -30,7 +30,9 @@ export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number):
       ? ` (scripted delayMs: ${delayMs})`
       : waiting === 'stdin'
         ? ' while waiting for stdin to close'
-        : ' before it could answer (a busy machine started it late)';
+        : waiting === 'output'
+          ? ' while its output was not read'
+          : ' before it could answer (a busy machine started it late)';
   return `${label(claim)} timed out after ${claim.config.timeoutMs} ms${why}; raise the mock's timeoutMs or shorten the delay.`;
 }
 
@@ -44,10 +46,10 @@ export function describeFailure(error: unknown, near: string): string {
   return `unexpected error in the shim runner (please report it): ${oneLine(error)}`;
 }
 
-/** A file the response asked for could not be written, or its output could not be read. */
-export function serveFailure(claim: Claim, error: unknown): string {
-  const what = isShimkitError(error) ? error.message : `could not write a file: ${oneLine(error)}`;
-  return `${label(claim)} ${what}`;
+/** A file the response asks for, or the call's output, could not be written (or an out file read). */
+export function serveFailure(claim: Claim, error: unknown, what: 'a file' | 'its output'): string {
+  const why = isShimkitError(error) ? error.message : `could not write ${what}: ${oneLine(error)}`;
+  return `${label(claim)} ${why}`;
 }
 
 function oneLine(error: unknown): string {

@@ -1,4 +1,4 @@
-import { type Claim, claimCall, stopAt } from '../queue/claim.js';
+import { type Claim, claimCall, RecordedFailure, stopAt } from '../queue/claim.js';
 import { MockExitCode } from '../queue/exit-codes.js';
 import type { WireResponse } from '../queue/types.js';
 import { describeCall, processStartTime } from './call.js';
@@ -6,7 +6,7 @@ import type { Waiting } from './diagnostics.js';
 import { restoreMovedEnv } from './env.js';
 import { finishCall } from './finish.js';
 import { cold } from './lazy.js';
-import { writeAll } from './output.js';
+import { OutputStalled, writeAll } from './output.js';
 import { render, responseFor } from './response.js';
 
 /**
@@ -28,7 +28,10 @@ function main(argv: string[]): void {
   try {
     claim = claimCall(stateDir, (config) => describeCall(args, startedAt, config));
   } catch (error) {
-    die(cold().describeFailure(error, stateDir));
+    const recorded = error instanceof RecordedFailure ? error : undefined;
+    const message = cold().describeFailure(recorded?.cause ?? error, stateDir);
+    if (recorded) cold().endRecord(recorded.fd, message);
+    die(message);
   }
   let response: WireResponse | undefined;
   try {
@@ -43,8 +46,11 @@ function main(argv: string[]): void {
   // took to start it, and nothing below outlives it.
   const deadline = startedAt + claim.config.timeoutMs;
   const delayMs = response.delayMs ?? 0;
-  // Late already: a scripted delay would have ended it anyway, so that is the reason given.
-  if (Date.now() >= deadline) timedOut(claim, delayMs > 0 ? 'delay' : 'start', delayMs);
+  // Late already. A scripted delay as long as the timeout would have ended it
+  // anyway, so that is the reason given; otherwise the late start is.
+  if (Date.now() >= deadline) {
+    timedOut(claim, delayMs >= claim.config.timeoutMs ? 'delay' : 'start', delayMs);
+  }
   if (claim.config.stdin === 'capture' || delayMs > 0) {
     void cold().wait(claim, response, deadline, { serve, timedOut });
   } else {
@@ -54,15 +60,20 @@ function main(argv: string[]): void {
 
 /** Files, then stdout and stderr, then the exit code. */
 function serve(claim: Claim, response: WireResponse): void {
-  let out: Buffer;
-  let err: Buffer;
+  const deadline = claim.record.startedAt + claim.config.timeoutMs;
+  let output: { out: Buffer; err: Buffer };
   try {
-    ({ out, err } = render(claim.genDir, response));
+    output = render(claim.genDir, response);
   } catch (error) {
-    fail(claim, cold().serveFailure(claim, error));
+    fail(claim, cold().serveFailure(claim, error, 'a file'));
   }
-  writeAll(1, out);
-  writeAll(2, err);
+  try {
+    writeAll(1, output.out, deadline);
+    writeAll(2, output.err, deadline);
+  } catch (error) {
+    if (error instanceof OutputStalled) timedOut(claim, 'output', 0);
+    fail(claim, cold().serveFailure(claim, error, 'its output'));
+  }
   stopAt(claim.config, 'served');
   finishCall(claim, 'exited', response.exitCode ?? 0);
 }

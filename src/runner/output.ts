@@ -2,13 +2,22 @@ import { writeSync } from 'node:fs';
 import { errnoCode } from '../queue/errors.js';
 import { sleepSync } from '../queue/sleep.js';
 
+/** A non-blocking output stayed full past the call's deadline: nobody read it. */
+export class OutputStalled extends Error {
+  constructor() {
+    super('output not read before the deadline');
+  }
+}
+
 /**
  * Write all of `data` to `fd` before returning. Synchronous writes go straight
  * to the pipe, so exiting afterwards loses nothing (a `console.log` followed by
  * `process.exit` truncates large output). A non-blocking pipe that is full
- * (EAGAIN) is retried; a reader that went away (EPIPE) ends the write quietly.
+ * (EAGAIN) is retried until `deadline` (then `OutputStalled`); a reader that
+ * went away (EPIPE) ends the write quietly. Other errors (a full disk behind
+ * a redirect) are thrown.
  */
-export function writeAll(fd: number, data: Uint8Array): void {
+export function writeAll(fd: number, data: Uint8Array, deadline = Number.POSITIVE_INFINITY): void {
   let offset = 0;
   let backoff = 1;
   while (offset < data.length) {
@@ -18,6 +27,7 @@ export function writeAll(fd: number, data: Uint8Array): void {
     } catch (error) {
       const code = errnoCode(error);
       if (code === 'EAGAIN') {
+        if (Date.now() >= deadline) throw new OutputStalled();
         sleepSync(backoff);
         backoff = Math.min(backoff * 2, 16);
         continue;
