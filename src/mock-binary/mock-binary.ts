@@ -71,29 +71,33 @@ export class MockBinary {
     this.#forget = forget;
     this.dir = bin.dir;
     this.path = join(bin.dir, shimFileName(name, options.platform));
-    // A state dir of its own that no earlier mock of this name had (MB-18).
+    // A state dir of its own that no earlier mock of this name had (MB-18),
+    // with its responses (already validated); the shim appears last and
+    // whole, so it is never run half-made or ahead of its state.
     this.stateDir = createInstance(join(bin.root, 'state'), name, options.config);
-    // The shim appears last and whole, so it is never run half-made or ahead of its state.
     const temp = join(bin.dir, `.${name}.${process.pid}.tmp`);
-    const shim = renderShim(
-      {
-        name,
-        nodePath: options.nodePath,
-        nodeFlags: runnerFlags(options.nodePath),
-        runnerPath: runnerPath(),
-        stateDir: this.stateDir,
-      },
-      options.platform,
-    );
     try {
+      if (options.responses.length > 0) {
+        appendToQueue(liveGeneration(this.stateDir), options.responses);
+      }
+      const shim = renderShim(
+        {
+          name,
+          nodePath: options.nodePath,
+          nodeFlags: runnerFlags(options.nodePath),
+          runnerPath: runnerPath(),
+          stateDir: this.stateDir,
+        },
+        options.platform,
+      );
       writeFileSync(temp, shim, { mode: 0o700 });
       chmodSync(temp, 0o700);
       renameSync(temp, this.path);
     } catch (error) {
       tryUnlink(temp);
+      retire(this.stateDir);
       throw stateError(error, this.path, 'test');
     }
-    if (options.responses.length > 0) this.enqueue(options.responses);
   }
 
   /** @internal Dispose the bin dir along with this mock (for `createMockBinary`). */

@@ -8,7 +8,7 @@ import {
 } from '../internal/options.js';
 import { responseProblem } from '../queue/response-schema.js';
 import { PROTOCOL_VERSION, type WireConfig, type WireResponse } from '../queue/types.js';
-import type { MockBinaryOptions, MockResponse } from './types.js';
+import type { MockBinaryOptions } from './types.js';
 
 const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
   'timeoutMs',
@@ -25,7 +25,8 @@ const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
 
 export interface ResolvedOptions {
   config: WireConfig;
-  responses: MockResponse[];
+  /** The `responses` option, validated. */
+  responses: WireResponse[];
   platform: NodeJS.Platform;
   nodePath: string;
   tmpDir: string | undefined;
@@ -78,8 +79,11 @@ export function resolveOptions(name: string, options: MockBinaryOptions = {}): R
   ) {
     throw bad('tmpDir', 'a directory path', options.tmpDir);
   }
-  const responses = options.responses ?? [];
-  if (!Array.isArray(responses)) throw bad('responses', 'an array of responses', responses);
+  const given = options.responses ?? [];
+  if (!Array.isArray(given)) throw bad('responses', 'an array of responses', given);
+  const responses = given.map((response, i) =>
+    toWireResponse(response, `response [${i}] of the \`responses\` option of ${where}`),
+  );
 
   const config: WireConfig = {
     version: PROTOCOL_VERSION,
@@ -99,7 +103,24 @@ export function resolveOptions(name: string, options: MockBinaryOptions = {}): R
 /** The platform whose shims to write (`process.platform` unless given). */
 /** Validate a response (throws `InvalidResponseError` naming `where`) and return its wire form. */
 export function toWireResponse(value: unknown, where: string): WireResponse {
-  const problem = responseProblem(value, where);
-  if (problem) throw new InvalidResponseError(problem);
-  return JSON.parse(JSON.stringify(value)) as WireResponse;
+  try {
+    const problem = responseProblem(value, where);
+    if (problem) throw new InvalidResponseError(problem);
+    // Own properties only, copied as checked: an inherited `toJSON` cannot
+    // add what validation never saw.
+    const wire: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(value as object)) {
+      if (field === undefined) continue;
+      wire[key] =
+        key === 'jsonl'
+          ? (field as unknown[]).map((item) => JSON.parse(JSON.stringify(item)))
+          : key === 'writeFiles'
+            ? Object.fromEntries(Object.entries(field as object))
+            : field;
+    }
+    return wire as WireResponse;
+  } catch (error) {
+    if (error instanceof InvalidResponseError) throw error;
+    throw new InvalidResponseError(`Could not read ${where}: ${String(error)}`, { cause: error });
+  }
 }

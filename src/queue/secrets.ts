@@ -6,11 +6,13 @@
 
 /**
  * Env keys that look like credentials: any key containing KEY, TOKEN, SECRET,
- * PASSWORD, PASSWD, PASSPHRASE, AUTH, COOKIE, SESSION, CREDENTIAL or PRIVATE,
- * or with PAT or PASS as a whole word (`GITHUB_PAT`, `DB_PASS`, not `PATH`), any case.
+ * PASSWORD, PASSWD, PASSPHRASE, AUTH (but not the word AUTHOR: `GIT_AUTHOR_NAME` is a
+ * name), COOKIE, SESSION, CREDENTIAL or PRIVATE; with PAT or PASS as a whole
+ * word (`GITHUB_PAT`, `DB_PASS`, not `PATH`); or ending in `_PW` or `_PWD`
+ * (`MYSQL_PWD`, not `PWD` or `OLDPWD`). Any case.
  */
 export const SECRET_KEY_PATTERN =
-  /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|AUTH|COOKIE|SESSION|CREDENTIAL|PRIVATE|(?:^|[^A-Z0-9])(?:PAT|PASS)(?:$|[^A-Z0-9])/i;
+  /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|AUTH(?!OR(?:$|[^A-Z0-9]))|COOKIE|SESSION|CREDENTIAL|PRIVATE|(?:^|[^A-Z0-9])(?:PAT|PASS)(?:$|[^A-Z0-9])|_PWD?$/i;
 
 /** Shown in place of a redacted value. */
 export const REDACTED = '[redacted]';
@@ -40,14 +42,24 @@ export function redactEnv(
   return safe;
 }
 
+/**
+ * `scheme://user:password@` where the password holds characters a URL
+ * should have escaped (`/`, `?`, `#`, `:`): the userinfo runs to the last `@`
+ * before the end of the value's word. Without a `:` before the `@` it is not
+ * userinfo (`https://registry.example/@scope/pkg`).
+ */
+const RAW_USERINFO = /([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s"'`<>@/:]*:[^\s"'`<>@]*@/gi;
+
 /** `value` with every URL in it reduced to scheme, host, port and path. */
 export function stripUrls(value: string): string {
   if (!value.includes('://')) return value;
-  return value.replace(URL_PATTERN, (_match, scheme: string, rest: string) => {
-    const slash = rest.indexOf('/');
-    const authority = slash === -1 ? rest : rest.slice(0, slash);
-    const path = slash === -1 ? '' : rest.slice(slash);
-    const host = authority.slice(authority.lastIndexOf('@') + 1);
-    return `${scheme}://${host}${path}`;
-  });
+  return value
+    .replace(RAW_USERINFO, '$1')
+    .replace(URL_PATTERN, (_match, scheme: string, rest: string) => {
+      const slash = rest.indexOf('/');
+      const authority = slash === -1 ? rest : rest.slice(0, slash);
+      const path = slash === -1 ? '' : rest.slice(slash);
+      const host = authority.slice(authority.lastIndexOf('@') + 1);
+      return `${scheme}://${host}${path}`;
+    });
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,42 +44,65 @@ describe('the POSIX shim', () => {
     expect(git.lastCall()?.env).toEqual({ NODE_OPTIONS: `--require ${bomb}` });
   });
 
-  it('MB-01 the runner gets JIT and background threads off, only from a Node that accepts the flags', () => {
+  it('MB-01 the runner gets JIT and background threads off, only from a Node that takes the flags cleanly', () => {
     expect(runnerFlags(process.execPath)).toEqual(RUNNER_FLAGS);
-    const fake = join(testDir(), 'old-node');
-    writeFileSync(
-      fake,
-      '#!/bin/sh\ncase "$1" in --jitless) echo "bad option: $1" >&2; exit 9;; esac\n',
-      {
-        mode: 0o700,
-      },
-    );
-    expect(runnerFlags(fake)).toEqual([]);
-    expect(runnerFlags(join(testDir(), 'missing-node'))).toEqual([]);
+    const dir = testDir();
+    const script = (name: string, body: string) => {
+      const file = join(dir, name);
+      writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o700 });
+      return file;
+    };
+    // One that refuses a flag, one that warns about it, and none at all.
+    expect(runnerFlags(script('old-node', 'echo "bad option: $1" >&2; exit 9'))).toEqual([]);
+    expect(
+      runnerFlags(
+        script(
+          'noisy-node',
+          `echo "Warning: disabling a flag" >&2; exec '${process.execPath}' "$@"`,
+        ),
+      ),
+    ).toEqual([]);
+    expect(runnerFlags(join(dir, 'missing-node'))).toEqual([]);
   });
 
-  it.each(['dash', 'bash', 'busybox'])('MB-01 the shim runs under %s as sh', async (shell) => {
-    const which = await runCommand('sh', ['-c', `command -v ${shell}`]);
-    if (which.code !== 0) {
-      console.warn(`SKIPPED: ${shell} is not installed`);
-      return;
-    }
-    await using git = createMockBinary('git', {
-      recordEnv: ['NODE_DEBUG'],
-      responses: [{ stdout: 'a\n' }, { stdout: 'b\n' }],
-    });
-    const args = shell === 'busybox' ? ['sh', git.path] : [git.path];
-    const plain = await runCommand(shell, [...args, 'x y', '']);
-    expect([plain.code, plain.stdout.toString(), plain.stderr.toString()]).toEqual([0, 'a\n', '']);
-    const moved = await runCommand(shell, args, {
-      env: { ...process.env, NODE_DEBUG: 'fs,module' },
-    });
-    expect([moved.code, moved.stdout.toString(), moved.stderr.toString()]).toEqual([0, 'b\n', '']);
-    expect(git.calls().map((c) => [c.argv, c.env])).toEqual([
-      [['x y', ''], {}],
-      [[], { NODE_DEBUG: 'fs,module' }],
-    ]);
-  });
+  const installed = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+  const shells: Array<[string, string[]]> = [
+    ['dash', ['dash']],
+    ['bash --posix', ['bash', '--posix']],
+    ['busybox sh', ['busybox', 'sh']],
+  ];
+  for (const [label, [shell]] of shells) {
+    if (!installed(shell as string))
+      console.warn(`SKIPPED: the shim under ${label} (${shell} is not installed)`);
+  }
+  it.each(shells.filter(([, [shell]]) => installed(shell as string)))(
+    'MB-01 the shim runs under %s',
+    async (_label, command) => {
+      await using git = createMockBinary('git', {
+        recordEnv: ['NODE_DEBUG'],
+        responses: [{ stdout: 'a\n' }, { stdout: 'b\n' }],
+      });
+      const [shell, ...flags] = command as [string, ...string[]];
+      const plain = await runCommand(shell, [...flags, git.path, 'x y', '']);
+      expect([plain.code, plain.stdout.toString(), plain.stderr.toString()]).toEqual([
+        0,
+        'a\n',
+        '',
+      ]);
+      const moved = await runCommand(shell, [...flags, git.path], {
+        env: { ...process.env, NODE_DEBUG: 'fs,module' },
+      });
+      expect([moved.code, moved.stdout.toString(), moved.stderr.toString()]).toEqual([
+        0,
+        'b\n',
+        '',
+      ]);
+      expect(git.calls().map((c) => [c.argv, c.env])).toEqual([
+        [['x y', ''], {}],
+        [[], { NODE_DEBUG: 'fs,module' }],
+      ]);
+    },
+  );
 
   it('MB-01 quotes paths with spaces, quotes and dollars for sh', async () => {
     const parent = join(testDir(), `it's a "dir" with $HOME and \`ticks\``);

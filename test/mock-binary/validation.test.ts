@@ -8,7 +8,7 @@ import {
   type MockResponse,
 } from '../../src/index.js';
 import { validateBinaryName } from '../../src/mock-binary/name.js';
-import { testDir } from '../helpers/index.js';
+import { runCommand, testDir } from '../helpers/index.js';
 
 describe('response validation at enqueue time', () => {
   it('MB-04 rejects an unknown key, naming it and suggesting the nearest valid one', async () => {
@@ -94,6 +94,36 @@ describe('response validation at enqueue time', () => {
     );
     expect(() => createMockBinary('git', { default: { nope: 1 } as MockResponse })).toThrow(
       /`default` response/,
+    );
+  });
+
+  it('MB-04 bin.mock() with a bad response writes no shim, so the command is not left on PATH', async () => {
+    await using bin = createMockBinDir({ tmpDir: testDir() });
+    expect(() =>
+      bin.mock('git', { responses: [{ stdout: 1 } as unknown as MockResponse] }),
+    ).toThrow(
+      /`stdout` field of response \[0\] of the `responses` option of createMockBinary\("git"\)/,
+    );
+    expect(readdirSync(bin.dir)).toEqual([]);
+    expect(bin.mocks()).toEqual([]);
+  });
+
+  it('MB-04 MB-20 an inherited toJSON or a throwing getter cannot slip past validation', async () => {
+    await using git = createMockBinary('git');
+    const sneaky = Object.assign(Object.create({ toJSON: () => ({ stdout: 'x', evil: 1 }) }), {
+      stdout: 'ok\n',
+    });
+    git.enqueue(sneaky);
+    expect((await runCommand(git.path)).stdout.toString()).toBe('ok\n');
+    const throwing = Object.defineProperty({}, 'stdout', {
+      enumerable: true,
+      get() {
+        throw new Error('boom');
+      },
+    });
+    expect(() => git.enqueue(throwing as MockResponse)).toThrow(InvalidResponseError);
+    expect(() => git.enqueue(throwing as MockResponse)).toThrow(
+      /Could not read the response passed to enqueue\(\) on mock "git": Error: boom/,
     );
   });
 });
