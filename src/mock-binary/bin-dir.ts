@@ -123,7 +123,11 @@ export class MockBinDir {
     this.uninstall();
     for (const mock of this.#mocks.values()) mock.markDisposed();
     this.#mocks.clear();
-    this.#temp.remove();
+    try {
+      this.#temp.remove();
+    } catch (error) {
+      throw stateError(error, this.root, 'test');
+    }
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

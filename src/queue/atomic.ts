@@ -18,11 +18,16 @@ import { errnoCode } from './errors.js';
 
 let counter = 0;
 
-/** A temp name beside `target`, unique to this process; readers skip dot-files. */
+/**
+ * A temp name beside `target`; readers skip dot-files. The random part keeps
+ * a later process that gets the same pid clear of a temp file a killed one
+ * left behind.
+ */
 export function tempPathFor(target: string): string {
   counter += 1;
   const cut = target.lastIndexOf(sep) + 1;
-  return `${target.slice(0, cut)}.${target.slice(cut)}.${process.pid}.${counter}.tmp`;
+  const unique = `${process.pid}.${counter}.${Math.random().toString(36).slice(2, 8)}`;
+  return `${target.slice(0, cut)}.${target.slice(cut)}.${unique}.tmp`;
 }
 
 /** Replace `target` so that a reader sees either the old or the new content, never a part. */

@@ -36,9 +36,10 @@ export function currentDir(): string {
 }
 
 /**
- * When the call started: when its process did (the shim and Node's start-up
- * included), so the mock's `timeoutMs` holds however long a busy machine
- * took to get the runner going.
+ * When the call started: when Node's process start-up began (`process.uptime()`
+ * counts from there; the few ms the shell took before `exec` are not in it),
+ * so the mock's `timeoutMs` holds however long a busy machine took to get
+ * the runner going.
  */
 export function processStartTime(): number {
   return Math.round(Date.now() - process.uptime() * 1000);

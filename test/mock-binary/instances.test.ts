@@ -36,7 +36,11 @@ describe('instances never mix', () => {
     await using bin = createMockBinDir({ tmpDir: testDir() });
     const old = bin.mock('git', { responses: [{ delayMs: 1500, stdout: 'old\n' }] });
     const slow = runCommand('git', ['old-call'], { env: bin.env() });
-    await old.waitForCalls(1, { until: 'started', timeoutMs: 10_000 });
+    // In flight for sure: it has claimed its response (and sits out the delay).
+    await vi.waitFor(() => expect(old.calls()[0]?.responseSource).toBe('queue'), {
+      timeout: 10_000,
+      interval: 10,
+    });
     const oldState = old.stateDir;
     await old.dispose();
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMockBinary, MockExitCode } from '../../src/index.js';
 import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
-import { generationDir, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
+import { generationDir, processState, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
 
 describe('response fields', () => {
   it('MB-03 writes stdout, stderr and the exit code as scripted', async () => {
@@ -110,11 +110,49 @@ describe('response fields', () => {
     const child = spawnTracked(tool.path, []);
     child.stdout?.pause();
     const done = completion(child);
-    // Resume only once the shim has filled the pipe and blocks on it.
-    await tool.waitForCalls(1, { until: 'started' });
+    // Resume only once the call has its response and sleeps: blocked writing into the full pipe.
+    await vi.waitFor(
+      () => {
+        expect(tool.calls()[0]?.responseSource).toBe('queue');
+        expect(processState(child.pid ?? -1)).toBe('S');
+      },
+      { timeout: 10_000, interval: 10 },
+    );
     child.stdout?.resume();
     const r = await done;
     expect(r.stdout.length).toBe(big.length);
+  });
+});
+
+describe('large responses, kept in out files', () => {
+  it('MB-03 MB-20 big base64, JSON lines, stderr and files come out byte-identical to small ones', async () => {
+    const cwd = testDir();
+    const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7919) % 256));
+    const rows = Array.from({ length: 5000 }, (_, i) => ({ i, name: `row ${i} ✓` }));
+    const file = 'ü'.repeat(100_000);
+    await using tool = createMockBinary('tool', {
+      responses: [
+        { stdoutBase64: bytes.toString('base64'), stderr: 'e'.repeat(40_000), exitCode: 3 },
+        { stdout: 'head\n', jsonl: rows },
+        { writeFiles: { 'sub/big.txt': file, 'small.txt': 's' } },
+      ],
+    });
+    const queue = readFileSync(join(generationDir(tool), 'queue.jsonl'), 'utf8');
+    expect(queue.length).toBeLessThan(2000);
+    expect(queue).toMatch(/"stdoutFile":.*"stderrFile":/);
+    expect(queue).toContain('"writeFilesFile":');
+
+    const a = await runCommand(tool.path, [], { cwd });
+    expect(a.code).toBe(3);
+    expect(a.stdout.equals(bytes)).toBe(true);
+    expect(a.stderr.toString()).toBe('e'.repeat(40_000));
+    const b = await runCommand(tool.path, [], { cwd });
+    expect(b.stdout.toString()).toBe(`head\n${rows.map((r) => `${JSON.stringify(r)}\n`).join('')}`);
+    const c = await runCommand(tool.path, [], { cwd });
+    expect([c.code, c.stderr.toString()]).toEqual([0, '']);
+    expect(readFileSync(join(cwd, 'sub/big.txt'), 'utf8')).toBe(file);
+    expect(readFileSync(join(cwd, 'small.txt'), 'utf8')).toBe('s');
+    tool.assertDone();
   });
 });
 
@@ -187,10 +225,14 @@ describe('queue order and exhaustion', () => {
 describe('reset', () => {
   it('MB-02 reset() while a call is in flight: the call cannot consume or record into the new queue', async () => {
     await using git = createMockBinary('git', { responses: [{ delayMs: 400, stdout: 'old\n' }] });
-    const inFlight = runCommand(git.path, ['old-call']);
-    await git.waitForCalls(1, { until: 'started' });
+    stopCallsAt(git, 'decided'); // in flight for sure: it has claimed, and waits for the test
+    const child = spawnTracked(git.path, ['old-call']);
+    const inFlight = completion(child);
+    await waitUntilStopped(child.pid);
+    stopCallsAt(git, undefined);
     git.reset();
     git.enqueue({ stdout: 'new\n' });
+    child.kill('SIGCONT');
     const old = await inFlight;
     expect(old.stdout.toString()).toBe('old\n'); // it finishes as it was scripted…
     expect(git.callCount()).toBe(0); // …but leaves no trace in the new generation
