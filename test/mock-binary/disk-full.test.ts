@@ -25,6 +25,10 @@ interface DiskFullReport {
   queuedAfter: number;
   litterAfterEnqueue: string[];
   create: Thrown;
+  reset: Thrown;
+  litterAfterReset: string[];
+  resetWithRoom: Thrown | null;
+  callAfterReset: Outcome;
   entriesAfterCreate: number;
   lastLine: Outcome;
   lastLineCall: { status: string; exitCode: number }[];
@@ -80,13 +84,16 @@ describe.skipIf(how === undefined)('a full disk', () => {
     expect(report.callsAfterFullCall).toBe(0);
     expect(report.litterAfterCall).toEqual([]);
 
-    for (const error of [report.enqueue, report.enqueueSmall, report.create]) {
+    for (const error of [report.enqueue, report.enqueueSmall, report.create, report.reset]) {
       expect(error).toMatchObject({ name: 'StateWriteError', code: 'ERR_SHIMKIT_STATE_WRITE' });
       expect(error.message).toMatch(full);
     }
     expect(report.queuedAfter).toBe(report.queuedBefore);
     expect(report.litterAfterEnqueue).toEqual([]);
     expect(report.entriesAfterCreate).toBe(1); // only the first mock's root
+    expect(report.litterAfterReset).toEqual([]);
+    expect(report.resetWithRoom).toBeNull(); // a failed reset leaves nothing in the way
+    expect(report.callAfterReset).toMatchObject({ code: 0, stdout: '' });
 
     // Only the last record line failed: the call says so instead of exiting 0 unrecorded.
     expect(report.lastLine.code).toBe(MockExitCode.broken);
