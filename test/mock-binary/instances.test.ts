@@ -18,7 +18,7 @@ if pid == 0:
 os.waitpid(pid, os.WUNTRACED)
 os.kill(pid, 9)
 print(pid, flush=True)
-time.sleep(60)`,
+sys.stdin.read()  # stay alive, holding the zombie, until the test ends`,
       git.path,
     ]);
     const pid = await new Promise<number>((resolve) =>
