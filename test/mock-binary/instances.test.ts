@@ -11,7 +11,7 @@ describe('calls that died', () => {
     // A parent that starts the call, kills it once it has stopped, and never reaps it.
     const parent = spawnTracked('python3', [
       '-c',
-      `import os, sys, time
+      `import os, sys
 pid = os.fork()
 if pid == 0:
     os.execv(sys.argv[1], [sys.argv[1], "doomed"])
