@@ -23,7 +23,7 @@ let counter = 0;
  * a later process that gets the same pid clear of a temp file a killed one
  * left behind.
  */
-export function tempPathFor(target: string): string {
+function tempPathFor(target: string): string {
   counter += 1;
   const cut = target.lastIndexOf(sep) + 1;
   const unique = `${process.pid}.${counter}.${Math.random().toString(36).slice(2, 8)}`;

@@ -25,9 +25,7 @@ export const statePath = (stateDir: string) => `${stateDir}${sep}state.json`;
 export const queuePath = (genDir: string) => `${genDir}${sep}queue.jsonl`;
 export const outDir = (genDir: string) => `${genDir}${sep}out`;
 export const outPath = (genDir: string, name: string) => `${genDir}${sep}out${sep}${name}`;
-export const claimsDir = (genDir: string) => `${genDir}${sep}claims`;
 export const claimPath = (genDir: string, n: number) => `${genDir}${sep}claims${sep}${n}`;
-export const callsDir = (genDir: string) => `${genDir}${sep}calls`;
 export const callPath = (genDir: string, n: number) => `${genDir}${sep}calls${sep}${n}.json`;
 
 /** A generation dir name is `g` followed by a positive integer. */

@@ -27,7 +27,7 @@ export function describeCall(
  * (then `process.cwd()` throws): the path it had, from /proc on Linux, else
  * `$PWD`, else "".
  */
-export function currentDir(): string {
+function currentDir(): string {
   try {
     return process.cwd();
   } catch {

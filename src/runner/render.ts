@@ -21,18 +21,18 @@ export function render(genDir: string, response: WireResponse): { out: Buffer; e
 }
 
 /** The bytes a response writes to stdout: `stdout` or `stdoutBase64`, then `jsonl`; or its out file. */
-export function stdoutBytes(genDir: string, response: WireResponse): Buffer {
+function stdoutBytes(genDir: string, response: WireResponse): Buffer {
   if (response.stdoutFile) return readOut(genDir, response.stdoutFile);
   return outputBytes(response.stdout, response.stdoutBase64, response.jsonl);
 }
 
-export function stderrBytes(genDir: string, response: WireResponse): Buffer {
+function stderrBytes(genDir: string, response: WireResponse): Buffer {
   if (response.stderrFile) return readOut(genDir, response.stderrFile);
   return outputBytes(response.stderr, response.stderrBase64);
 }
 
 /** The files a response writes: path → content. */
-export function fileWrites(genDir: string, response: WireResponse): Record<string, string> {
+function fileWrites(genDir: string, response: WireResponse): Record<string, string> {
   if (!response.writeFilesFile) return response.writeFiles ?? {};
   const file = outPath(genDir, response.writeFilesFile);
   const text = readOut(genDir, response.writeFilesFile).toString('utf8');
