@@ -49,6 +49,7 @@ function toMockCall(record: SnapshotRecord, claims: Map<number, number>): MockCa
       return stdinBytes();
     },
     stdinTruncated: record.stdinTruncated === true,
+    stdinOpen: record.stdinOpen === true,
   };
 }
 

@@ -1,6 +1,7 @@
 import { oneOf } from '../internal/describe.js';
 import { InvalidResponseError } from '../internal/errors.js';
 import {
+  checkMs,
   checkOptionKeys,
   MAX_TIMER_MS,
   optionError,
@@ -17,6 +18,7 @@ const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
   'recordEnv',
   'stdin',
   'stdinLimitBytes',
+  'stdinIdleMs',
   'responses',
   'platform',
   'nodePath',
@@ -48,6 +50,7 @@ export function resolveOptions(name: string, options: MockBinaryOptions = {}): R
   if (!Number.isInteger(stdinLimitBytes) || stdinLimitBytes < 0) {
     throw bad('stdinLimitBytes', 'an integer number of bytes >= 0', stdinLimitBytes);
   }
+  const stdinIdleMs = checkMs(where, 'stdinIdleMs', options.stdinIdleMs, 200);
 
   const recordEnv = options.recordEnv ?? false;
   if (
@@ -93,6 +96,7 @@ export function resolveOptions(name: string, options: MockBinaryOptions = {}): R
     recordEnv,
     stdin,
     stdinLimitBytes,
+    stdinIdleMs,
   };
   if (options.default !== undefined) {
     config.default = toWireResponse(options.default, `the \`default\` response of ${where}`);

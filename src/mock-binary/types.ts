@@ -31,11 +31,21 @@ export interface MockBinaryOptions {
    */
   recordEnv?: boolean | string[];
   /**
-   * `'capture'` reads the call's stdin to EOF (up to `stdinLimitBytes`) and
-   * records it; `'ignore'` leaves stdin unread.
+   * `'capture'` reads the call's stdin (up to `stdinLimitBytes`) and records
+   * it: to EOF, or until no input came for `stdinIdleMs`, so a caller that
+   * keeps stdin open and writes nothing (as `execFile` does) is still
+   * answered. `'ignore'` leaves stdin unread.
    * @default 'ignore'
    */
   stdin?: 'capture' | 'ignore';
+  /**
+   * With `stdin: 'capture'`: end the capture once no input has come for this
+   * long, and answer (the call records `stdinOpen: true`). A caller that
+   * writes and closes stdin is captured whole; one that pauses longer than
+   * this between writes is cut there. `0` waits for EOF (until `timeoutMs`).
+   * @default 200
+   */
+  stdinIdleMs?: number;
   /**
    * Most stdin bytes recorded per call with `stdin: 'capture'`; the rest is read and dropped.
    * @default 1048576
@@ -112,6 +122,8 @@ export interface MockCall {
   stdinBytes: Buffer | undefined;
   /** True if stdin was longer than `stdinLimitBytes`. */
   stdinTruncated: boolean;
+  /** True if the capture ended by `stdinIdleMs` while the caller still had stdin open. */
+  stdinOpen: boolean;
 }
 
 export interface WaitForCallsOptions {

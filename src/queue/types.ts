@@ -69,6 +69,8 @@ export interface WireConfig {
   recordEnv: boolean | string[];
   stdin: 'capture' | 'ignore';
   stdinLimitBytes: number;
+  /** Capture ends once no stdin came for this long (0: only at EOF). */
+  stdinIdleMs?: number;
   /**
    * Test hook: the runner stops itself (SIGSTOP) at this step of the protocol,
    * so a test can kill a call at an exact point. Never set by the public API.
@@ -127,4 +129,6 @@ export interface WireCallRecord {
   env?: Record<string, string>;
   stdinBase64?: string;
   stdinTruncated?: boolean;
+  /** The capture ended by `stdinIdleMs`, with the caller's stdin still open. */
+  stdinOpen?: boolean;
 }

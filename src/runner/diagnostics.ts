@@ -25,15 +25,24 @@ export function unmatchedMessage(claim: Claim): string {
 export type Waiting = 'start' | 'stdin' | 'delay' | 'output';
 
 export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number): string {
-  const why =
+  const [why, fix] =
     waiting === 'delay'
-      ? ` (scripted delayMs: ${delayMs})`
+      ? [` (scripted delayMs: ${delayMs})`, "raise the mock's timeoutMs or shorten the delay"]
       : waiting === 'stdin'
-        ? ' while waiting for stdin to close'
+        ? [
+            ' while waiting for stdin to close',
+            "close the call's stdin, or set the mock's stdinIdleMs or timeoutMs",
+          ]
         : waiting === 'output'
-          ? ' while its output was not read'
-          : ' before it could answer (a busy machine started it late)';
-  return `${label(claim)} timed out after ${claim.config.timeoutMs} ms${why}; raise the mock's timeoutMs or shorten the delay.`;
+          ? [
+              ' while its output was not read',
+              "read the call's output, or raise the mock's timeoutMs",
+            ]
+          : [
+              ' before it could answer (a busy machine started it late)',
+              "raise the mock's timeoutMs",
+            ];
+  return `${label(claim)} timed out after ${claim.config.timeoutMs} ms${why}; ${fix}.`;
 }
 
 /** One line: what went wrong and the file it concerns (`near` when the error names none). */

@@ -26,6 +26,7 @@ export function finishCall(
   if (diagnostic) end.diagnostic = diagnostic;
   if (record.stdinBase64 !== undefined) end.stdinBase64 = record.stdinBase64;
   if (record.stdinTruncated) end.stdinTruncated = true;
+  if (record.stdinOpen) end.stdinOpen = true;
   try {
     writeBytes(claim.fd, Buffer.from(recordLine(end)));
   } catch (error) {

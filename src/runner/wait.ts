@@ -29,9 +29,11 @@ export async function wait(
   );
   if (claim.config.stdin === 'capture') {
     waiting = 'stdin';
-    const captured = await readStdin(claim.config.stdinLimitBytes);
+    const { stdinLimitBytes, stdinIdleMs } = claim.config;
+    const captured = await readStdin(stdinLimitBytes, stdinIdleMs ?? 0);
     claim.record.stdinBase64 = captured.data.toString('base64');
     if (captured.truncated) claim.record.stdinTruncated = true;
+    if (captured.open) claim.record.stdinOpen = true;
   }
   if (delayMs > 0) {
     waiting = 'delay';

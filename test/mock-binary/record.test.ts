@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMockBinary } from '../../src/index.js';
-import { runCommand, testDir } from '../helpers/index.js';
+import { createMockBinary, MockExitCode } from '../../src/index.js';
+import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
 
 const TRICKY_ARGS = [
   '-n',
@@ -188,6 +190,49 @@ describe('call records', () => {
       'not a secret',
       'also not',
     ]);
+  });
+
+  it('MB-06 stdin: "capture" answers a caller that keeps stdin open and writes nothing (execFile)', async () => {
+    await using git = createMockBinary('git', {
+      stdin: 'capture',
+      timeoutMs: 20_000, // so the timeout is not what ends it
+      responses: [{ stdout: 'answered\n' }],
+    });
+    const execFileAsync = promisify(execFile);
+    const { stdout } = await execFileAsync(git.path, ['status']);
+    expect(stdout).toBe('answered\n');
+    expect(git.lastCall()).toMatchObject({
+      status: 'exited',
+      stdin: '',
+      stdinOpen: true,
+      stdinTruncated: false,
+    });
+  });
+
+  it('MB-06 stdin: "capture" keeps what came before the caller went quiet, and all of it when the caller closes', async () => {
+    await using tool = createMockBinary('tool', { stdin: 'capture', responses: [{}, {}] });
+    const child = spawnTracked(tool.path, ['interactive']);
+    const done = completion(child);
+    child.stdin?.write('first line\n'); // and stdin stays open
+    expect((await done).code).toBe(0);
+    expect(tool.lastCall()).toMatchObject({ stdin: 'first line\n', stdinOpen: true });
+    await runCommand(tool.path, ['piped'], { input: 'a\n'.repeat(100_000) });
+    expect(tool.lastCall()).toMatchObject({ stdin: 'a\n'.repeat(100_000), stdinOpen: false });
+  });
+
+  it('MB-06 MB-11 with stdinIdleMs: 0 a capture waits for EOF, and a timeout says it was waiting for stdin', async () => {
+    await using tool = createMockBinary('tool', {
+      stdin: 'capture',
+      stdinIdleMs: 0,
+      timeoutMs: 400,
+    });
+    const child = spawnTracked(tool.path, []);
+    const r = await completion(child); // stdin stays open
+    expect(r.code).toBe(MockExitCode.timeout);
+    expect(r.stderr.toString()).toBe(
+      `shimkit: mock "tool" call #1 timed out after 400 ms while waiting for stdin to close; close the call's stdin, or set the mock's stdinIdleMs or timeoutMs.\n`,
+    );
+    expect(tool.lastCall()).toMatchObject({ status: 'timed-out', exitCode: 124 });
   });
 
   it('MB-06 records no env by default', async () => {

@@ -57,7 +57,7 @@ describe('the shim never hangs forever', () => {
     expect(r.code).toBe(MockExitCode.timeout);
     expect(r.stdout.toString()).toBe('');
     expect(r.stderr.toString()).toBe(
-      `shimkit: mock "tool" call #1 timed out after 300 ms before it could answer (a busy machine started it late); raise the mock's timeoutMs or shorten the delay.\n`,
+      `shimkit: mock "tool" call #1 timed out after 300 ms before it could answer (a busy machine started it late); raise the mock's timeoutMs.\n`,
     );
     expect(tool.lastCall()).toMatchObject({ status: 'timed-out', exitCode: 124, response: 1 });
   });
