@@ -1,15 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError } from '../internal/errors.js';
-import { resolvePlatform } from '../internal/options.js';
+import { checkOptionKeys, resolvePlatform } from '../internal/options.js';
 import { type Env, envWithPathEntry } from '../internal/path-env.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
 import { stateError } from '../queue/errors.js';
 import { installOnPath } from './install.js';
 import { MockBinary } from './mock-binary.js';
 import { validateBinaryName } from './name.js';
-import { resolveOptions } from './options.js';
+import { checkTmpDir, resolveOptions } from './options.js';
 import type { MockBinaryOptions } from './types.js';
 
 /** Options of `createMockBinDir()`. */
@@ -47,8 +48,9 @@ export class MockBinDir {
   #disposed = false;
 
   constructor(options: MockBinDirOptions = {}) {
+    checkOptionKeys(options, ['platform', 'tmpDir'], 'createMockBinDir()');
     this.platform = resolvePlatform(options.platform, 'createMockBinDir()');
-    const parent = options.tmpDir ?? tmpdir();
+    const parent = checkTmpDir(options.tmpDir, 'createMockBinDir()') ?? tmpdir();
     try {
       this.#temp = createTempDir('shimkit', options.tmpDir);
     } catch (error) {
@@ -68,21 +70,20 @@ export class MockBinDir {
   mock(name: string, options: Omit<MockBinaryOptions, 'tmpDir' | 'platform'> = {}): MockBinary {
     this.#assertLive();
     validateBinaryName(name, this.platform);
-    const resolved = resolveOptions(name, options); // type and key checks first
+    const resolved = resolveOptions(name, options, this.platform); // type and key checks first
     if ('tmpDir' in options || 'platform' in options) {
       throw new InvalidOptionError(
         `bin.mock(${JSON.stringify(name)}): \`tmpDir\` and \`platform\` belong to createMockBinDir(), not to one mock.`,
       );
     }
-    const key = this.platform === 'win32' ? name.toLowerCase() : name;
+    const key = this.#key(name);
+    if (this.#uninstall) refuseInstalledTwice(this, name);
     if (this.#mocks.has(key)) {
       throw new InvalidOptionError(
         `This bin dir already has a mock named ${JSON.stringify(name)}; use that one, or reset() it.`,
       );
     }
-    const mock = new MockBinary(this, name, { ...resolved, platform: this.platform }, () =>
-      this.#mocks.delete(key),
-    );
+    const mock = new MockBinary(this, name, resolved, () => this.#mocks.delete(key));
     this.#mocks.set(key, mock);
     return mock;
   }
@@ -92,15 +93,34 @@ export class MockBinDir {
     return [...this.#mocks.values()];
   }
 
-  /** A copy of `base` (default `process.env`) with this dir first on PATH. Never mutates. */
+  /**
+   * A copy of `base` (default `process.env`) with this dir first on PATH.
+   * Never mutates. Throws `DisposedError` once disposed: the dir is gone, and
+   * a PATH into it would quietly run the real command.
+   */
   env(base: Env = process.env): Env {
+    this.#assertLive();
+    if (typeof base !== 'object' || base === null || Array.isArray(base)) {
+      throw new InvalidOptionError(
+        `Expected the env passed to env() to be an object such as process.env, got ${describeValue(base)}.`,
+      );
+    }
     return envWithPathEntry(base, this.dir, this.platform);
   }
 
-  /** Put this dir first on `process.env.PATH` until `uninstall()` or `dispose()`. */
+  /**
+   * Put this dir first on `process.env.PATH` until `uninstall()` or
+   * `dispose()`. PATH is shared by everything in the process, so this
+   * refuses a name another installed mock already provides (two concurrent
+   * tests would answer each other's calls): give each program its mock's
+   * `env()` instead.
+   */
   install(): this {
     this.#assertLive();
-    this.#uninstall ??= installOnPath(this.dir);
+    if (this.#uninstall) return this;
+    for (const mock of this.#mocks.values()) refuseInstalledTwice(this, mock.name);
+    this.#uninstall = installOnPath(this.dir);
+    installed.add(this);
     return this;
   }
 
@@ -108,7 +128,17 @@ export class MockBinDir {
   uninstall(): this {
     this.#uninstall?.();
     this.#uninstall = undefined;
+    installed.delete(this);
     return this;
+  }
+
+  /** @internal Whether this dir is installed and has a mock of `name`. */
+  provides(name: string): boolean {
+    return this.#uninstall !== undefined && this.#mocks.has(this.#key(name));
+  }
+
+  #key(name: string): string {
+    return this.platform === 'win32' ? name.toLowerCase() : name;
   }
 
   /** Uninstall and delete the temp dir with every mock in it. */
@@ -136,6 +166,18 @@ export class MockBinDir {
 
   #assertLive(): void {
     if (this.#disposed) throw new DisposedError(`The mock bin dir ${this.dir}`);
+  }
+}
+
+/** Bin dirs currently on `process.env.PATH` through `install()`. */
+const installed = new Set<MockBinDir>();
+
+function refuseInstalledTwice(bin: MockBinDir, name: string): void {
+  for (const other of installed) {
+    if (other === bin || !other.provides(name)) continue;
+    throw new InvalidOptionError(
+      `Cannot install mock "${name}" (${bin.dir}): another installed mock already provides "${name}" (${other.dir}). process.env.PATH is shared by everything in this process, so one would answer the other's calls (as two concurrent tests would). Pass each program under test its mock's env() instead of install(), or uninstall() the other first.`,
+    );
   }
 }
 

@@ -7,6 +7,7 @@ import {
   UnusedResponsesError,
   WaitTimeoutError,
 } from '../internal/errors.js';
+import { checkOptionKeys } from '../internal/options.js';
 import { runnerPath } from '../internal/package-files.js';
 import type { Env } from '../internal/path-env.js';
 import { tryUnlink } from '../queue/atomic.js';
@@ -23,7 +24,6 @@ import { callsOf, notDoneReport } from './calls.js';
 import { formatCalls } from './diagnostics.js';
 import type { ResolvedOptions } from './options.js';
 import { toWireResponse } from './options.js';
-import { runnerFlags } from './runner-flags.js';
 import { renderShim, shimFileName } from './shim.js';
 import type { MockCall, MockResponse, WaitForCallsOptions } from './types.js';
 
@@ -84,7 +84,7 @@ export class MockBinary {
         {
           name,
           nodePath: options.nodePath,
-          nodeFlags: runnerFlags(options.nodePath),
+          nodeFlags: options.nodeFlags,
           runnerPath: runnerPath(),
           stateDir: this.stateDir,
         },
@@ -159,8 +159,17 @@ export class MockBinary {
    * `until: 'started'`); reject with a `WaitTimeoutError` after `timeoutMs`.
    */
   async waitForCalls(n: number, options: WaitForCallsOptions = {}): Promise<MockCall[]> {
-    const { timeoutMs = 5000, until = 'finished' } = options;
     const where = `mock "${this.name}".waitForCalls()`;
+    if (typeof options === 'number') {
+      throw new InvalidOptionError(
+        `The second argument of ${where} is an options object: pass { timeoutMs: ${options} }.`,
+      );
+    }
+    const { timeoutMs = 5000, until = 'finished' } = checkOptionKeys(
+      options,
+      ['timeoutMs', 'until'],
+      where,
+    );
     if (!Number.isInteger(n) || n < 0) {
       throw new InvalidOptionError(
         `Expected the count passed to ${where} to be an integer >= 0, got ${describeValue(n)}.`,
@@ -217,6 +226,7 @@ export class MockBinary {
 
   /** A copy of `base` (default `process.env`) with the shim dir first on PATH. Never mutates. */
   env(base?: Env): Env {
+    this.#assertLive();
     return this.#bin.env(base);
   }
 

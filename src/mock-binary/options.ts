@@ -1,5 +1,7 @@
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { oneOf } from '../internal/describe.js';
-import { InvalidResponseError } from '../internal/errors.js';
+import { InvalidOptionError, InvalidResponseError } from '../internal/errors.js';
 import {
   checkMs,
   checkOptionKeys,
@@ -9,6 +11,7 @@ import {
 } from '../internal/options.js';
 import { responseProblem } from '../queue/response-schema.js';
 import { PROTOCOL_VERSION, type WireConfig, type WireResponse } from '../queue/types.js';
+import { runnerFlags } from './runner-flags.js';
 import type { MockBinaryOptions } from './types.js';
 
 const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
@@ -31,11 +34,17 @@ export interface ResolvedOptions {
   responses: WireResponse[];
   platform: NodeJS.Platform;
   nodePath: string;
+  /** Options for that Node (see runner-flags.ts). */
+  nodeFlags: readonly string[];
   tmpDir: string | undefined;
 }
 
 /** Check every option now (not when first used) and turn them into the on-disk config. */
-export function resolveOptions(name: string, options: MockBinaryOptions = {}): ResolvedOptions {
+export function resolveOptions(
+  name: string,
+  options: MockBinaryOptions = {},
+  binPlatform?: NodeJS.Platform,
+): ResolvedOptions {
   const where = `createMockBinary(${JSON.stringify(name)})`;
   checkOptionKeys(options, OPTION_KEYS, where);
   const bad = (option: string, expected: string, value: unknown) =>
@@ -72,16 +81,11 @@ export function resolveOptions(name: string, options: MockBinaryOptions = {}): R
     throw bad('onExhausted', `${oneOf(['repeat', 'fail'])} or a response object`, exhausted);
   }
 
-  const platform = resolvePlatform(options.platform, where);
+  const platform = binPlatform ?? resolvePlatform(options.platform, where);
   const nodePath = options.nodePath ?? process.execPath;
   if (typeof nodePath !== 'string' || nodePath === '')
     throw bad('nodePath', 'a path to a node executable', nodePath);
-  if (
-    options.tmpDir !== undefined &&
-    (typeof options.tmpDir !== 'string' || options.tmpDir === '')
-  ) {
-    throw bad('tmpDir', 'a directory path', options.tmpDir);
-  }
+  checkTmpDir(options.tmpDir, where);
   const given = options.responses ?? [];
   if (!Array.isArray(given)) throw bad('responses', 'an array of responses', given);
   const responses = given.map((response, i) =>
@@ -101,7 +105,8 @@ export function resolveOptions(name: string, options: MockBinaryOptions = {}): R
   if (options.default !== undefined) {
     config.default = toWireResponse(options.default, `the \`default\` response of ${where}`);
   }
-  return { config, responses, platform, nodePath, tmpDir: options.tmpDir };
+  const nodeFlags = runnerFlags(nodePath, platform, where);
+  return { config, responses, platform, nodePath, nodeFlags, tmpDir: options.tmpDir };
 }
 
 /** The platform whose shims to write (`process.platform` unless given). */
@@ -127,4 +132,24 @@ export function toWireResponse(value: unknown, where: string): WireResponse {
     if (error instanceof InvalidResponseError) throw error;
     throw new InvalidResponseError(`Could not read ${where}: ${String(error)}`, { cause: error });
   }
+}
+
+/** `tmpDir` as given, if it is an existing dir (else a clear error); undefined when not given. */
+export function checkTmpDir(tmpDir: unknown, where: string): string | undefined {
+  if (tmpDir === undefined) return undefined;
+  if (typeof tmpDir !== 'string' || tmpDir === '') {
+    throw optionError(where, 'tmpDir', 'a directory path', tmpDir);
+  }
+  let isDir = false;
+  try {
+    isDir = statSync(tmpDir).isDirectory();
+  } catch {
+    // Missing or unreadable: said below.
+  }
+  if (!isDir) {
+    throw new InvalidOptionError(
+      `Expected the \`tmpDir\` option of ${where} to be an existing directory, got ${JSON.stringify(tmpDir)}, which is not one. Create it first, or leave tmpDir out to use ${tmpdir()}.`,
+    );
+  }
+  return tmpDir;
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMockBinary, createMockBinDir } from '../../src/index.js';
+import { createMockBinary, createMockBinDir, DisposedError } from '../../src/index.js';
 import {
   envWithPathEntry,
   pathDelimiter,
@@ -52,6 +52,26 @@ describe('install() and uninstall() on process.env.PATH', () => {
     docker.uninstall();
   });
 
+  it('MB-09 install() refuses a name another installed mock already provides, naming both and pointing at env()', async () => {
+    await using first = createMockBinary('git');
+    await using second = createMockBinary('git');
+    await using bin = createMockBinDir();
+    first.install();
+    expect(() => second.install()).toThrow(
+      `Cannot install mock "git" (${second.dir}): another installed mock already provides "git" (${first.dir}).`,
+    );
+    expect(() => second.install()).toThrow(
+      /Pass each program under test its mock's env\(\) instead of install\(\)/,
+    );
+    bin.install();
+    expect(() => bin.mock('git')).toThrow(/another installed mock already provides "git"/);
+    first.uninstall();
+    second.install(); // no longer shadowed
+    expect(process.env.PATH?.split(':')[0]).toBe(second.dir);
+    second.uninstall();
+    bin.uninstall();
+  });
+
   it('MB-09 any install/uninstall order restores PATH, and install() twice adds one entry', async () => {
     const start = process.env.PATH;
     const mocks = ['a', 'b', 'c', 'd'].map((n) => createMockBinary(n));
@@ -82,6 +102,22 @@ describe('install() and uninstall() on process.env.PATH', () => {
     expect(process.env.PATH).toBe(bin.dir);
     await bin.dispose();
     expect('PATH' in process.env).toBe(false);
+  });
+
+  it('MB-09 env() after dispose() throws DisposedError instead of pointing PATH into a deleted dir', async () => {
+    const git = createMockBinary('git');
+    const bin = createMockBinDir();
+    const docker = bin.mock('docker');
+    await git.dispose();
+    await docker.dispose();
+    expect(() => git.env()).toThrow(DisposedError);
+    expect(() => docker.env()).toThrow(/The mock binary "docker" was already disposed/);
+    await bin.dispose();
+    expect(() => bin.env()).toThrow(DisposedError);
+    // @ts-expect-error not an env
+    expect(() => createMockBinary('x').env('x')).toThrow(
+      'Expected the env passed to env() to be an object such as process.env, got "x" (string).',
+    );
   });
 
   it('MB-09 env() returns a copy with the dir first and never mutates the process', async () => {

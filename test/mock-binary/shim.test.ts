@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary } from '../../src/index.js';
@@ -45,24 +45,40 @@ describe('the POSIX shim', () => {
   });
 
   it('MB-01 the runner gets JIT and background threads off, only from a Node that takes the flags cleanly', () => {
-    expect(runnerFlags(process.execPath)).toEqual(RUNNER_FLAGS);
+    expect(runnerFlags(process.execPath, process.platform, 'test')).toEqual(RUNNER_FLAGS);
     const dir = testDir();
     const script = (name: string, body: string) => {
       const file = join(dir, name);
       writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o700 });
       return file;
     };
-    // One that refuses a flag, one that warns about it, and none at all.
-    expect(runnerFlags(script('old-node', 'echo "bad option: $1" >&2; exit 9'))).toEqual([]);
-    expect(
-      runnerFlags(
-        script(
-          'noisy-node',
-          `echo "Warning: disabling a flag" >&2; exec '${process.execPath}' "$@"`,
-        ),
-      ),
-    ).toEqual([]);
-    expect(runnerFlags(join(dir, 'missing-node'))).toEqual([]);
+    // One that refuses a flag, and one that warns about it: no flags, but they run the mocks.
+    const refusing = script(
+      'old-node',
+      `case "$1" in --jitless) echo "bad option: $1" >&2; exit 9;; esac; exec '${process.execPath}' "$@"`,
+    );
+    expect(runnerFlags(refusing, process.platform, 'test')).toEqual([]);
+    const noisy = script(
+      'noisy-node',
+      `case "$1" in --jitless) echo "Warning: disabling a flag" >&2;; esac; exec '${process.execPath}' "$@"`,
+    );
+    expect(runnerFlags(noisy, process.platform, 'test')).toEqual([]);
+    // A shim for another platform is not probed.
+    expect(runnerFlags('C:\\node\\node.exe', 'win32', 'test')).toEqual([]);
+  });
+
+  it('MB-01 a nodePath that cannot run is refused when the mock is made, not at every call', () => {
+    const parent = testDir();
+    const missing = join(parent, 'no-such-node');
+    expect(() => createMockBinary('git', { nodePath: missing, tmpDir: parent })).toThrow(
+      `The \`nodePath\` option of createMockBinary("git") must be a Node that runs: ${JSON.stringify(missing)} cannot be started (ENOENT).`,
+    );
+    const broken = join(parent, 'broken-node');
+    writeFileSync(broken, '#!/bin/sh\necho "not node" >&2; exit 3\n', { mode: 0o700 });
+    expect(() => createMockBinary('git', { nodePath: broken, tmpDir: parent })).toThrow(
+      /must be a Node that runs: ".*broken-node" exited with 3 for `-e 0`: not node\./,
+    );
+    expect(readdirSync(parent)).toEqual(['broken-node']);
   });
 
   const installed = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   createMockBinary,
@@ -154,6 +155,34 @@ describe('option validation at creation time', () => {
     for (const [options, message] of cases) {
       expect(() => createMockBinary('git', options), JSON.stringify(options)).toThrow(message);
       expect(() => createMockBinary('git', options)).toThrow(InvalidOptionError);
+    }
+  });
+
+  it('MB-04 createMockBinDir() and waitForCalls() options are checked too, with a did-you-mean', async () => {
+    expect(() => createMockBinDir({ platfrom: 'linux' } as never)).toThrow(
+      'Unknown option `platfrom` for createMockBinDir(). Did you mean `platform`?',
+    );
+    await using git = createMockBinary('git');
+    await expect(git.waitForCalls(1, { tiemout: 300 } as never)).rejects.toThrow(
+      'Unknown option `tiemout` for mock "git".waitForCalls(). Did you mean `timeoutMs`?',
+    );
+    await expect(git.waitForCalls(1, 100 as never)).rejects.toThrow(
+      'The second argument of mock "git".waitForCalls() is an options object: pass { timeoutMs: 100 }.',
+    );
+  });
+
+  it('MB-04 a tmpDir that does not exist is a clear error, not a raw ENOENT', () => {
+    const missing = join(testDir(), 'nope');
+    for (const make of [
+      () => createMockBinary('git', { tmpDir: missing }),
+      () => createMockBinDir({ tmpDir: missing }),
+    ]) {
+      expect(make).toThrow(InvalidOptionError);
+      expect(make).toThrow(
+        new RegExp(
+          `to be an existing directory, got "${missing}", which is not one\\. Create it first`,
+        ),
+      );
     }
   });
 
