@@ -16,7 +16,12 @@ export default defineConfig([
     // The hot path: runs inside every mocked call. A small CommonJS file with
     // only node builtins, so Node starts it about as fast as `node -e 0`, and
     // beside it what few calls need (src/runner/cold.ts), loaded on demand.
-    entry: { runner: 'src/runner/main.ts', 'runner-cold': 'src/runner/cold.ts' },
+    entry: {
+      runner: 'src/runner/main.ts',
+      'runner-cold': 'src/runner/cold.ts',
+      // Sweeps what a process left once it is gone, where exit handlers never run (jest).
+      watcher: 'src/internal/leftovers/watcher-main.ts',
+    },
     format: ['cjs'],
     outExtension: () => ({ js: '.cjs' }),
     target: 'node20',

@@ -1,4 +1,6 @@
 import { onExit } from 'signal-exit';
+import { watchFromOutside } from './leftovers/watcher.js';
+import { envIsSandboxed } from './sandboxed-env.js';
 
 /**
  * Last-chance cleanup when the test process dies: an uncaught exception,
@@ -11,9 +13,19 @@ type Cleanup = () => void;
 const handlers = new Set<Cleanup>();
 let removeHook: (() => void) | undefined;
 
-/** Run `fn` if the process exits before the returned function is called. */
+let watched = false;
+
+/**
+ * Run `fn` if the process exits before the returned function is called.
+ * Where this code has its own `process` object whose exit never fires
+ * (jest), a watcher process sweeps what is left once this one is gone.
+ */
 export function onProcessExit(fn: Cleanup): () => void {
   handlers.add(fn);
+  if (!watched) {
+    watched = true;
+    if (envIsSandboxed()) watchFromOutside();
+  }
   if (!removeHook) removeHook = onExit(runAll);
   return () => {
     handlers.delete(fn);

@@ -1,5 +1,7 @@
+import { InvalidOptionError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { pathKey, prependPathEntry, removePathEntry } from '../internal/path-env.js';
+import { envIsSandboxed } from '../internal/sandboxed-env.js';
 
 /**
  * Puts shim dirs on `process.env.PATH` and takes them off again. Each install
@@ -15,6 +17,11 @@ export function installOnPath(
   dir: string,
   platform: NodeJS.Platform = process.platform,
 ): () => void {
+  if (envIsSandboxed()) {
+    throw new InvalidOptionError(
+      `install() cannot reach the programs this test starts: this test runs with its own copy of process.env (jest gives each test file one), and a child process started without an env option gets the real one, where ${dir} is not on PATH. Pass the mock's env() to the program under test instead — run(cmd, args, { env: git.env() }), execFileSync(cmd, args, { env: git.env() }) — or sandbox.use(git) with a sandbox.`,
+    );
+  }
   const env = process.env;
   const key = pathKey(env, platform);
   if (active.size === 0) baseline = { value: env[key] };

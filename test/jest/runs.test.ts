@@ -1,0 +1,66 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import { completion, isAlive, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+
+const JEST = createRequire(import.meta.url).resolve('jest/bin/jest');
+const CONFIG = fileURLToPath(new URL('./jest.config.cjs', import.meta.url));
+
+/** jest in a child process, with its own temp dir (so its leftovers and sweeps are its own). */
+function jest(file: string, extra: { esm?: boolean; hang?: boolean } = {}) {
+  const tmp = testDir();
+  const report = join(tmp, 'report.json');
+  const env = {
+    ...process.env,
+    TMPDIR: tmp,
+    SHIMKIT_REPORT: report,
+    SHIMKIT_HANG: extra.hang ? '1' : '0',
+    NODE_OPTIONS: extra.esm ? '--experimental-vm-modules --no-warnings' : '',
+  };
+  const args = [JEST, '--config', CONFIG, '--ci', '--runInBand', file];
+  return { tmp, report, env, args };
+}
+
+/** Wait until the temp dir holds nothing of shimkit's (the watcher sweeps after jest is gone). */
+async function expectSwept(tmp: string, dirs: string[]) {
+  await vi.waitFor(
+    () => {
+      for (const dir of dirs) expect(existsSync(dir), dir).toBe(false);
+      expect(readdirSync(tmp).filter((n) => n.startsWith('shimkit'))).toEqual([]);
+    },
+    { timeout: 15_000, interval: 50 },
+  );
+}
+
+describe('under jest', () => {
+  it.each([
+    ['CommonJS', 'mock.test.cjs', false],
+    ['ESM', 'mock.test.mjs', true],
+  ])(
+    'VT-04 %s: install() refuses with a message naming env(), env() works, and a normal exit leaves no temp dir or process',
+    async (_kind, file, esm) => {
+      const run = jest(file, { esm });
+      const r = await runCommand(process.execPath, run.args, { env: run.env });
+      expect(r.code, r.stderr.toString()).toBe(0);
+      expect(r.stderr.toString()).toMatch(/Tests:\s+2 passed, 2 total/);
+      const { dirs, pid } = JSON.parse(readFileSync(run.report, 'utf8'));
+      await expectSwept(run.tmp, dirs);
+      if (pid) await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 10_000 });
+    },
+  );
+
+  it('VT-04 SP-11 jest ended by SIGTERM leaves no temp dir or process', async () => {
+    const run = jest('mock.test.cjs', { hang: true });
+    const child = spawnTracked(process.execPath, run.args, { env: run.env });
+    const ended = completion(child);
+    await vi.waitFor(() => expect(existsSync(run.report)).toBe(true), { timeout: 20_000 });
+    const { dirs, pid } = JSON.parse(readFileSync(run.report, 'utf8'));
+    expect(dirs.every((d: string) => existsSync(d))).toBe(true);
+    child.kill('SIGTERM');
+    await ended;
+    await expectSwept(run.tmp, dirs);
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 10_000 });
+  });
+});
