@@ -14,9 +14,25 @@ import {
 } from '../src/index.js';
 import { runCommand, spawnTracked, testDir } from './helpers/index.js';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
 
 describe('README examples', () => {
+  it('MB-06 README: quick start', async () => {
+    // README: quick start
+    await using git = createMockBinary('git', {
+      responses: [{ stdout: 'main\n' }, {}], // answers to the first and second call
+    });
+
+    // The program under test runs with the mock first on its PATH.
+    execFileSync('sh', ['-c', 'git tag "v1-$(git branch --show-current)"'], { env: git.env() });
+
+    expect(git.calls().map((c) => c.argv)).toEqual([
+      ['branch', '--show-current'],
+      ['tag', 'v1-main'],
+    ]);
+    git.assertDone(); // every scripted response was used
+  });
+
   it('MB-01 README: mock git for one test', async () => {
     // README: mock git for one test
     await using git = createMockBinary('git');
@@ -39,14 +55,16 @@ describe('README examples', () => {
     ]);
     const env = gh.env();
 
-    expect((await run('gh', ['pr', 'view'], { env })).stdout).toBe('{"state":"OPEN"}\n');
-    await expect(run('gh', ['pr', 'merge'], { env })).rejects.toMatchObject({
+    expect((await execFileAsync('gh', ['pr', 'view'], { env })).stdout).toBe('{"state":"OPEN"}\n');
+    await expect(execFileAsync('gh', ['pr', 'merge'], { env })).rejects.toMatchObject({
       code: 1,
       stderr: 'HTTP 502\n',
     });
-    expect((await run('gh', ['api', 'issues'], { env })).stdout).toBe('{"id":1}\n{"id":2}\n');
+    expect((await execFileAsync('gh', ['api', 'issues'], { env })).stdout).toBe(
+      '{"id":1}\n{"id":2}\n',
+    );
     // A fourth call has no response: it fails loudly instead of passing by accident.
-    await expect(run('gh', ['pr', 'close'], { env })).rejects.toMatchObject({
+    await expect(execFileAsync('gh', ['pr', 'close'], { env })).rejects.toMatchObject({
       code: MockExitCode.unmatched,
     });
   });
@@ -58,7 +76,7 @@ describe('README examples', () => {
 
     const outputs = await Promise.all(
       Array.from({ length: 64 }, () =>
-        run('docker', ['run', '-d', 'nginx'], { env: docker.env() }),
+        execFileAsync('docker', ['run', '-d', 'nginx'], { env: docker.env() }),
       ),
     );
 
@@ -76,7 +94,7 @@ describe('README examples', () => {
     const cli = fileURLToPath(
       new URL('../examples/orchestrator/orchestrator.mjs', import.meta.url),
     );
-    const result = await run(process.execPath, [cli], { env: bin.env() });
+    const result = await execFileAsync(process.execPath, [cli], { env: bin.env() });
 
     expect(result.stdout).toBe('eu-west: ok\nus-east: ok\nap-south: ok\n');
     expect(git.calls().map((c) => c.argv)).toEqual([
@@ -96,7 +114,7 @@ describe('README examples', () => {
     await using git = createMockBinary('git', {
       responses: [{ stdout: 'ok\n' }, { stdout: 'main' }, { exitCode: 1 }],
     });
-    await run('git', ['status'], { env: git.env() });
+    await execFileAsync('git', ['status'], { env: git.env() });
 
     expect(() => git.assertDone()).toThrow(UnusedResponsesError);
     expect(() => git.assertDone()).toThrow(
