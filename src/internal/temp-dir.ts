@@ -21,7 +21,7 @@ export interface TempDir {
  * A temp root in `parent` (default `os.tmpdir()`), named after its owner:
  * `<prefix>-<pid>-<start>-<scope>-<random>` (`shimkit-sandbox-4242-981234-k3j9x2-Ab3dE9`),
  * so that a later process can sweep it if this one dies without cleaning up
- * (SPEC SP-11). The first call in a process (and the first for each custom
+ * (requirement SP-11). The first call in a process (and the first for each custom
  * parent) runs that sweep. A root outside `os.tmpdir()`, or made in a worker
  * thread, is also listed in the owner's registry.
  */

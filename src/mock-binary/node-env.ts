@@ -1,7 +1,7 @@
 /**
  * Variables that change how Node itself starts or behaves: the shim moves
  * them aside before it runs the runner, so a mocked call prints and writes
- * exactly what was scripted whatever the caller's env (SPEC MB-20), and the
+ * exactly what was scripted whatever the caller's env (requirement MB-20), and the
  * runner puts them back (src/runner/env.ts) so the call record shows them
  * as the caller set them. Every variable `node --help` lists is here (a test
  * checks), plus the ones Node reads without listing them.

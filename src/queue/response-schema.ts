@@ -68,7 +68,7 @@ const WIRE_FIELDS: Readonly<Record<WireOnlyField, Check>> = {
   writeFilesFile: isOutFile,
 };
 
-/** Fields of SPEC that this version does not implement yet: a clear error, not "unknown key". */
+/** Fields planned for a later version: a clear error, not "unknown key". */
 const PLANNED_FIELDS = [
   'match',
   'times',

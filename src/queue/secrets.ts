@@ -1,5 +1,5 @@
 /**
- * What counts as a secret (SPEC SP-03, MB-06). Shared by the runner
+ * What counts as a secret (requirement SP-03, MB-06). Shared by the runner
  * (`recordEnv: true` records these redacted) and the sandbox diagnostics, so
  * the two never disagree about what is safe to show.
  */

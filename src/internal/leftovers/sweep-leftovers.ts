@@ -22,7 +22,7 @@ export interface SweepOptions {
 
 /**
  * Remove what test processes that died without cleaning up left behind
- * (SPEC SP-11): mock bin dirs, sandboxes, trash dirs and registries whose
+ * (requirement SP-11): mock bin dirs, sandboxes, trash dirs and registries whose
  * owning process is gone (dead, a zombie, or its pid reused by a process with
  * another start time), and — from their registries — the process groups they
  * left running (SIGKILL, POSIX) and the proxy socket files they left bound.

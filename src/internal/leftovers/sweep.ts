@@ -10,7 +10,7 @@ import { type Owner, ownerGone, processOwner, sameProcess } from './owner.js';
 import { type RegistryEntry, readRegistry, unlinkQuietly } from './registry.js';
 
 /**
- * The sweep (SPEC SP-11): temp roots, registries, process groups and socket
+ * The sweep (requirement SP-11): temp roots, registries, process groups and socket
  * files whose owner is gone are removed. Only what is certainly a gone
  * owner's is touched; see {@link ownerGone} and {@link killLeftGroup}.
  */

@@ -11,7 +11,7 @@ import { randomName } from './sweep.js';
  * Where exit handlers never run — jest gives each test file its own
  * `process` object, whose `exit` event never fires — a small watcher
  * process removes what this process leaves, once it is gone: it checks the
- * owner every 200 ms and then runs the leftover sweep (SPEC SP-11, VT-04).
+ * owner every 200 ms and then runs the leftover sweep (requirement SP-11, VT-04).
  * One per process: a marker dir named after the owner
  * (`shimkit-watch-<pid>-<start>-<scope>-…`, swept like any root) holds the
  * watcher's pid, so the next test file in the same jest worker finds it.
