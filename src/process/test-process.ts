@@ -10,6 +10,7 @@ import {
   type RespondOptions,
   type SendOptions,
 } from './interaction.js';
+import { Keepalive } from './keepalive.js';
 import { groupAlive, signalGroup } from './kill.js';
 import {
   type ResolvedSpawn,
@@ -61,6 +62,7 @@ export class TestProcess implements InteractiveProcess {
   readonly #ended: ChildExit;
   readonly #stdin: ProcessStdin;
   readonly #interaction: Interaction;
+  readonly #keepalive: Keepalive;
   #forgetExitHook: () => void = () => {};
   #untrack: () => void = () => {};
   #closing: Promise<ProcessExit> | undefined;
@@ -93,6 +95,7 @@ export class TestProcess implements InteractiveProcess {
       },
     );
 
+    this.#keepalive = new Keepalive(child); // SPEC SP-10: ref'd only while something is awaited
     this.#stdin = new ProcessStdin(child, this.commandLine, options.cwd, options.stdin);
     this.#interaction = new Interaction(this, this.#output.windows);
     this.#output.attach(child, () => this.#interaction.output());
@@ -143,14 +146,16 @@ export class TestProcess implements InteractiveProcess {
   ): Promise<RegExpExecArray> {
     const where = `${this.#label()}.waitForOutput()`;
     const { timeoutMs, stream, matcher } = resolveWaitForOutputOptions(pattern, options, where);
-    return this.#output.waitFor(
-      matcher,
-      stream,
-      timeoutMs,
-      where,
-      pattern,
-      () => this.#afterOutput(),
-      (what, source) => this.#endedError(what, source),
+    return this.#keepalive.during(
+      this.#output.waitFor(
+        matcher,
+        stream,
+        timeoutMs,
+        where,
+        pattern,
+        () => this.#afterOutput(),
+        (what, source) => this.#endedError(what, source),
+      ),
     );
   }
 
@@ -183,7 +188,9 @@ export class TestProcess implements InteractiveProcess {
    * await p.wait({ timeoutMs: 5000 });
    */
   send(inputs: readonly (string | Uint8Array)[], options?: SendOptions): Promise<void> {
-    return this.#interaction.send(inputs, options, `${this.#label()}.send()`);
+    return this.#keepalive.during(
+      this.#interaction.send(inputs, options, `${this.#label()}.send()`),
+    );
   }
 
   /**
@@ -193,7 +200,7 @@ export class TestProcess implements InteractiveProcess {
    */
   async wait(options?: { timeoutMs?: number }): Promise<WaitResult> {
     const { timeoutMs } = resolveWaitOptions(options, `${this.#label()}.wait()`);
-    return this.#ended.wait(this.#options.drainMs, timeoutMs);
+    return this.#keepalive.during(this.#ended.wait(this.#options.drainMs, timeoutMs));
   }
 
   /**
@@ -233,8 +240,13 @@ export class TestProcess implements InteractiveProcess {
   }
 
   async #close(graceMs: number): Promise<ProcessExit> {
-    await endTree(this.pid, this.#options.platform, graceMs, () => this.running);
-    await this.#afterOutput();
+    const release = this.#keepalive.hold();
+    try {
+      await endTree(this.pid, this.#options.platform, graceMs, () => this.running);
+      await this.#afterOutput();
+    } finally {
+      release();
+    }
     this.#child.stdin?.destroy();
     this.#child.stdout?.destroy();
     this.#child.stderr?.destroy();
@@ -252,6 +264,11 @@ export class TestProcess implements InteractiveProcess {
   /** @internal Throws unless stdin is a pipe; `what` names the caller. */
   assertWritable(what: string): void {
     this.#stdin.pipe(what);
+  }
+
+  /** @internal Keep Node alive (the child and its pipes ref'd) until the returned function is called. */
+  hold(): () => void {
+    return this.#keepalive.hold();
   }
 
   /** @internal For the interaction helpers (ignored once stdin is closed). */
