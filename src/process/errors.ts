@@ -39,3 +39,22 @@ export class ProcessExitedError extends ShimkitError {
     this.signal = signal;
   }
 }
+
+/** Why a TestProcess's stdin cannot take input: it is not a pipe, or it was already closed. */
+export type StdinState = 'not-a-pipe' | 'closed';
+
+/**
+ * `write()`, `respond()` or `send()` was called while the process's stdin
+ * cannot take input: it was spawned with `stdin: 'ignore'` or `'inherit'`, or
+ * its stdin was already closed (by `end()`, by `send()`, or after the input
+ * given as the `stdin` option). A usage error: the process itself started fine.
+ */
+export class StdinNotWritableError extends ShimkitError {
+  /** `'not-a-pipe'` (the `stdin` option) or `'closed'` (already ended). */
+  readonly state: StdinState;
+
+  constructor(message: string, state: StdinState) {
+    super('ERR_SHIMKIT_STDIN_NOT_WRITABLE', message);
+    this.state = state;
+  }
+}

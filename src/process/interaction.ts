@@ -94,7 +94,7 @@ export class Interaction {
     if (times !== Number.POSITIVE_INFINITY && (!Number.isInteger(times) || times < 1)) {
       throw optionError(where, 'times', 'a positive integer', times);
     }
-    this.#process.assertWritable(where);
+    this.#process.assertWritable('respond()');
     const watch: Watch = {
       matcher,
       answer,
@@ -149,7 +149,7 @@ export class Interaction {
     const timeoutMs = checkMs(where, 'timeoutMs', o.timeoutMs, 30_000, 1);
     if (o.end !== undefined && typeof o.end !== 'boolean')
       throw optionError(where, 'end', 'true or false', o.end);
-    this.#process.assertWritable(where);
+    this.#process.assertWritable('send()');
     const deadline = performance.now() + timeoutMs;
     for (const [i, input] of inputs.entries()) {
       await this.#idle(

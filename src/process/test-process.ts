@@ -96,7 +96,16 @@ export class TestProcess implements InteractiveProcess {
     );
 
     this.#keepalive = new Keepalive(child); // SPEC SP-10: ref'd only while something is awaited
-    this.#stdin = new ProcessStdin(child, this.commandLine, options.cwd, options.stdin);
+    this.#stdin = new ProcessStdin(
+      child,
+      this.#label(),
+      options.stdin,
+      options.input !== undefined,
+      (what) =>
+        this.running
+          ? undefined
+          : this.#endedError(`before ${what} was called, so the input cannot reach it`, 'all'),
+    );
     this.#interaction = new Interaction(this, this.#output.windows);
     this.#output.attach(child, () => this.#interaction.output());
 
@@ -124,14 +133,27 @@ export class TestProcess implements InteractiveProcess {
     return this.#output.windows.all.text;
   }
 
-  /** Write to the process's stdin (when it was spawned with `stdin: 'pipe'`, the default). */
+  /**
+   * Write to the process's stdin (when it was spawned with `stdin: 'pipe'`, the default).
+   *
+   * Input that cannot arrive is an error, not a silent loss: throws
+   * `StdinNotWritableError` when stdin is not a pipe (`stdin: 'ignore'` or
+   * `'inherit'`) or was already closed (by `end()`, `send()` or the `stdin`
+   * input), and `ProcessExitedError` once the process has exited (with how it
+   * exited and its last output). The same holds for `end()`, `respond()` and
+   * `send()`.
+   */
   write(data: string | Uint8Array): void {
-    this.#stdin.pipe('write()').write(data);
+    this.#stdin.write(data);
   }
 
-  /** Close the process's stdin: it reads end of file. */
+  /**
+   * Close the process's stdin: it reads end of file. Does nothing when stdin
+   * is already closed; throws `ProcessExitedError` once the process has
+   * exited and `StdinNotWritableError` when stdin is not a pipe.
+   */
   end(): void {
-    this.#stdin.pipe('end()').end();
+    this.#stdin.end();
   }
 
   /**
@@ -261,9 +283,9 @@ export class TestProcess implements InteractiveProcess {
     return this.#ended.afterOutput(this.#options.drainMs);
   }
 
-  /** @internal Throws unless stdin is a pipe; `what` names the caller. */
+  /** @internal Throws unless input can reach the process now; `what` names the caller. */
   assertWritable(what: string): void {
-    this.#stdin.pipe(what);
+    this.#stdin.assertWritable(what);
   }
 
   /** @internal Keep Node alive (the child and its pipes ref'd) until the returned function is called. */
@@ -278,7 +300,7 @@ export class TestProcess implements InteractiveProcess {
 
   /** @internal For the interaction helpers. */
   stdinEnd(): void {
-    this.#stdin.endQuietly();
+    this.#stdin.endQuietly('send()');
   }
 
   /** @internal Resolves once the process exited (or failed to start) and its output drained. */

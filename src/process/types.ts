@@ -36,7 +36,7 @@ export type OutputSource = 'stdout' | 'stderr' | 'all';
 export interface InteractiveProcess {
   /** Whether the process has not exited yet. */
   readonly running: boolean;
-  /** Throws unless stdin is a pipe; `what` names the caller. */
+  /** Throws unless input can reach the process now (stdin a pipe, open, process running); `what` names the method, e.g. `'send()'`. */
   assertWritable(what: string): void;
   /** Write to stdin (ignored once stdin is closed). */
   stdinWrite(data: string | Uint8Array): void;
