@@ -6,7 +6,7 @@ import type { Env } from '../internal/path-env.js';
 import { CommandNotFoundError } from './errors.js';
 import type { TestSandbox } from './sandbox.js';
 import type { OutputSource } from './types.js';
-import { commandCandidates, findCommand } from './which.js';
+import { commandCandidates, findCommand, notExecutable } from './which.js';
 
 /** Options of `spawnProcess()`. */
 export interface SpawnProcessOptions {
@@ -163,7 +163,7 @@ export function resolveSpawn(
 
   if (findCommand(command, env, cwd, platform) === undefined) {
     const { dirs } = commandCandidates(command, env, cwd, platform);
-    throw new CommandNotFoundError(command, dirs, cwd);
+    throw new CommandNotFoundError(command, dirs, cwd, notExecutable(command, env, cwd, platform));
   }
   return {
     sandbox,

@@ -7,10 +7,36 @@ import { StdinNotWritableError } from '../../src/process/errors.js';
 import { testDir } from '../helpers/index.js';
 
 describe('bad input', () => {
-  it('SP-04 a command that does not exist rejects with the command and the PATH searched', async () => {
+  it('SP-04 a command that does not exist rejects with the command and the PATH searched, each dir once', async () => {
     const dir = testDir();
     const a = join(dir, 'a');
     const b = join(dir, 'b');
+    mkdirSync(a);
+    mkdirSync(b);
+
+    const error = await run('deploy', [], { env: { PATH: `${a}:${b}:${a}:${b}` }, cwd: dir }).catch(
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(CommandNotFoundError);
+    expect(error).toMatchObject({
+      code: 'ERR_SHIMKIT_COMMAND_NOT_FOUND',
+      searched: [a, b],
+      notExecutable: [],
+    });
+    expect((error as Error).message).toBe(
+      `Command not found: "deploy" is not an executable file in any PATH dir (searched ${a}, ${b}; cwd ${dir}). ` +
+        'Check the name, pass an absolute path, or put its dir first on PATH (sandbox.use(dir) or the `env` option).',
+    );
+    expect(() => spawnProcess('./nope', [], { cwd: dir })).toThrow(
+      `Command not found: "./nope" is not an executable file in any PATH dir (searched ${dir}; cwd ${dir}).`,
+    );
+  });
+
+  it('SP-04 a file on PATH without the exec bit is named, with the chmod that fixes it', async () => {
+    const dir = testDir();
+    const a = join(dir, 'a');
+    const b = join(dir, 'b c');
     mkdirSync(a);
     mkdirSync(b);
     writeFileSync(join(b, 'deploy'), '#!/bin/sh\n', { mode: 0o644 }); // there, but not executable
@@ -20,13 +46,15 @@ describe('bad input', () => {
     );
 
     expect(error).toBeInstanceOf(CommandNotFoundError);
-    expect(error).toMatchObject({ code: 'ERR_SHIMKIT_COMMAND_NOT_FOUND', searched: [a, b] });
+    expect(error).toMatchObject({ searched: [a, b], notExecutable: [join(b, 'deploy')] });
     expect((error as Error).message).toBe(
       `Command not found: "deploy" is not an executable file in any PATH dir (searched ${a}, ${b}; cwd ${dir}). ` +
-        'Check the name, pass an absolute path, or put its dir first on PATH (sandbox.use(dir) or the `env` option).',
+        `${b}/deploy exists but is not executable: run \`chmod +x '${b}/deploy'\` to make it so, or pass the path of an executable file.`,
     );
-    expect(() => spawnProcess('./nope', [], { cwd: dir })).toThrow(
-      `Command not found: "./nope" is not an executable file in any PATH dir (searched ${dir}; cwd ${dir}).`,
+
+    writeFileSync(join(a, 'deploy'), '#!/bin/sh\n', { mode: 0o600 });
+    expect(() => spawnProcess('deploy', [], { env: { PATH: `${a}:${b}` }, cwd: dir })).toThrow(
+      `${a}/deploy, ${b}/deploy exist but are not executable: make the one you mean executable, e.g. \`chmod +x ${a}/deploy\`.`,
     );
   });
 

@@ -55,6 +55,7 @@ describe('public types: sandboxes and test processes', () => {
     expectTypeOf<RunResult['timedOut']>().toEqualTypeOf<boolean>();
     expectTypeOf<CommandNotFoundError>().toMatchTypeOf<ShimkitError>();
     expectTypeOf<CommandNotFoundError['searched']>().toEqualTypeOf<readonly string[]>();
+    expectTypeOf<CommandNotFoundError['notExecutable']>().toEqualTypeOf<readonly string[]>();
   });
 
   it('sweepLeftovers is synchronous and reports what it did', () => {
