@@ -4,6 +4,7 @@ import { InvalidOptionError } from '../internal/errors.js';
 import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
 import type { Env } from '../internal/path-env.js';
 import { CommandNotFoundError } from './errors.js';
+import { assertIsolated } from './isolation.js';
 import type { TestSandbox } from './sandbox.js';
 import type { OutputSource } from './types.js';
 import { commandCandidates, findCommand, notExecutable } from './which.js';
@@ -24,6 +25,18 @@ export interface SpawnProcessOptions {
   /**
    * Env vars to set on top of the sandbox env (or of `process.env` without a
    * sandbox); `undefined` removes one.
+   *
+   * With `sandbox`, pass only the vars you mean to set. An env that looks like
+   * a copy of the host's — a mock's `env()`, `{ ...process.env, … }` — throws
+   * `InvalidOptionError` instead of undoing the isolation (SPEC SP-09): it is
+   * one when it gives `HOME`, `USERPROFILE`, an `XDG_*` dir, `TMPDIR`/`TMP`/
+   * `TEMP`, `APPDATA` or `LOCALAPPDATA` the host's value, or carries the
+   * host's values for more than half of the host's vars outside the sandbox
+   * allowlist. Put mocks on the sandbox PATH with `sandbox.use(mock)`; to pass
+   * a host value on purpose, use `sandbox.setEnv(name, value)`.
+   * @example
+   * sb.use(git);
+   * await run('my-cli', ['release'], { sandbox: sb, env: { CI: '1' } });
    */
   env?: Env;
   /**
@@ -97,6 +110,7 @@ export function resolveSpawn(
   options: SpawnProcessOptions | undefined,
   fn: 'spawnProcess' | 'run',
   platform: NodeJS.Platform = process.platform,
+  hostEnv: Env = process.env,
 ): ResolvedSpawn {
   if (typeof command !== 'string' || command === '' || command.includes('\0')) {
     throw new InvalidOptionError(
@@ -130,7 +144,9 @@ export function resolveSpawn(
   ) {
     throw optionError(where, 'env', 'an object of env vars', o.env);
   }
-  const env = mergeEnv(sandbox ? sandbox.env() : stringEnv(process.env), o.env, platform, where);
+  const base = sandbox ? sandbox.env() : stringEnv(process.env);
+  const env = mergeEnv(base, o.env, platform, where);
+  if (sandbox && o.env) assertIsolated(o.env, base, hostEnv, platform, where);
 
   let stdin: ResolvedSpawn['stdin'] = 'pipe';
   let input: string | Uint8Array | undefined;
