@@ -126,8 +126,11 @@ export class TestProcess implements InteractiveProcess {
   }
 
   /**
-   * stdout and stderr as they interleaved (the last `max(tailBytes, 4096)`
-   * characters): what to print when a test fails.
+   * stdout and stderr together, in the order their chunks arrived (the last
+   * `max(tailBytes, 4096)` characters): what to print when a test fails.
+   * They come through two pipes, so no order between them is guaranteed:
+   * `echo a; echo b >&2; echo c` may read `a\nc\nb\n`. Where the order
+   * matters, have the program write both to one stream (`2>&1`).
    */
   output(): string {
     return this.#output.windows.all.text;
@@ -244,7 +247,9 @@ export class TestProcess implements InteractiveProcess {
    *
    * @example
    * p.kill('SIGINT');
-   * expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: 130 });
+   * // A program without a SIGINT handler is ended by the signal:
+   * expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: null, signal: 'SIGINT' });
+   * // (One that handles it and exits, as shells do with `exit 130`, reports that code and `signal: null`.)
    */
   kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
     if (typeof signal !== 'string' || !/^SIG[A-Z0-9]+$/.test(signal)) {

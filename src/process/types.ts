@@ -29,7 +29,7 @@ export interface OutputStream {
   readonly droppedBytes: number;
 }
 
-/** Which output a matcher reads: one stream or both as they interleaved. */
+/** Which output a matcher reads: one stream, or both in the order their chunks arrived (see `output()`). */
 export type OutputSource = 'stdout' | 'stderr' | 'all';
 
 /** @internal What the interaction helpers (`respond`, `send`) need from the process they script. */
