@@ -74,8 +74,12 @@ export interface SpawnProcessOptions {
 export interface RunOptions extends Omit<SpawnProcessOptions, 'stdin' | 'keep'> {
   /**
    * Deadline: when it passes, the process tree is closed (SIGTERM, then
-   * SIGKILL after `graceMs`) and the result says `timedOut: true`.
-   * @default 30000
+   * SIGKILL after `graceMs`) and the result says `timedOut: true`. The
+   * default is below the 5 s test timeout of vitest and jest, so a hung
+   * command ends with its output in the result rather than with the runner's
+   * bare "test timed out"; pass a longer one (and raise the runner's) for
+   * slow commands.
+   * @default 4000
    */
   timeoutMs?: number;
   /**
@@ -83,6 +87,15 @@ export interface RunOptions extends Omit<SpawnProcessOptions, 'stdin' | 'keep'> 
    */
   input?: string | Uint8Array;
 }
+
+/**
+ * The default deadline of `run()`, `waitForOutput()` and `send()`: below the
+ * 5 s default test timeout of vitest and jest, so that shimkit's own
+ * diagnostic (the command, the output tail) shows when a wait fails, not the
+ * runner's generic timeout, and so that `run()` has closed its process tree
+ * before the runner gives up on the test.
+ */
+export const DEFAULT_TIMEOUT_MS = 4000;
 
 /** Spawn options after checking, with defaults filled in. */
 export interface ResolvedSpawn {
@@ -196,7 +209,13 @@ export function resolveSpawn(
 }
 
 export function resolveRunTimeout(options: RunOptions | undefined, command: string): number {
-  return checkMs(`run(${JSON.stringify(command)})`, 'timeoutMs', options?.timeoutMs, 30_000, 1);
+  return checkMs(
+    `run(${JSON.stringify(command)})`,
+    'timeoutMs',
+    options?.timeoutMs,
+    DEFAULT_TIMEOUT_MS,
+    1,
+  );
 }
 
 export function resolveWaitOptions(
@@ -256,7 +275,7 @@ export function resolveWaitForOutputOptions(
   const o = checkOptionKeys(options, ['timeoutMs', 'stream'], where);
   return {
     matcher,
-    timeoutMs: checkMs(where, 'timeoutMs', o.timeoutMs, 10_000, 1),
+    timeoutMs: checkMs(where, 'timeoutMs', o.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
     stream: checkSource(o.stream, where),
   };
 }

@@ -162,7 +162,8 @@ export class TestProcess implements InteractiveProcess {
   /**
    * Wait for the output so far to match `pattern` (text or a RegExp; `g`/`y`
    * flags are ignored). Resolves with the match; rejects with the output tail
-   * in the message when `timeoutMs` passes or the process exits first.
+   * in the message when `timeoutMs` passes (default 4000 ms: below the 5 s
+   * test timeout of vitest and jest) or the process exits first.
    * The match is looked for in the last `max(tailBytes, 4096)` characters.
    */
   waitForOutput(

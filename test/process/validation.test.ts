@@ -4,6 +4,11 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { CommandNotFoundError, InvalidOptionError, run, spawnProcess } from '../../src/index.js';
 // Not on the public door yet (src/index.ts is edited elsewhere).
 import { StdinNotWritableError } from '../../src/process/errors.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  resolveRunTimeout,
+  resolveWaitForOutputOptions,
+} from '../../src/process/options.js';
 import { testDir } from '../helpers/index.js';
 
 describe('bad input', () => {
@@ -148,5 +153,30 @@ describe('command lookup follows Node', () => {
     expect(() => spawnProcess('ls', [], { env: { PATH: '' } })).toThrow(
       'Command not found: "ls" is not an executable file in any PATH dir (searched nothing: PATH is empty;',
     );
+  });
+});
+
+describe('default deadlines', () => {
+  it('SP-06 run(), waitForOutput() and send() default to 4000 ms, below the 5 s test timeout of vitest and jest', async () => {
+    expect(DEFAULT_TIMEOUT_MS).toBe(4000);
+    expect(resolveRunTimeout(undefined, 'git')).toBe(4000);
+    expect(resolveWaitForOutputOptions('x', undefined, 'w').timeoutMs).toBe(4000);
+
+    // Hung programs under the defaults: shimkit's own result and message, before 5 s.
+    const p = spawnProcess('cat', []);
+    onTestFinished(async () => {
+      await p.close({ graceMs: 0 });
+    });
+    const started = performance.now();
+    const [r, error] = await Promise.all([
+      run('sleep', ['1000']),
+      p.waitForOutput('never').catch((e: unknown) => e),
+    ]);
+
+    expect(r).toMatchObject({ timedOut: true, signal: 'SIGTERM' });
+    expect((error as Error).message).toBe(
+      'TestProcess(cat).waitForOutput(): no output matched never within 4000 ms. It wrote no output.',
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 });
