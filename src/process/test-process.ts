@@ -39,6 +39,13 @@ export type { OutputSource, OutputStream, ProcessExit, WaitResult } from './type
  * bounded output tails, deadlines that do not kill, and a `close()` that ends
  * the whole tree. Cleaned up when the test process exits unless `keep: true`.
  *
+ * A process the test forgets to close never keeps the test runner (vitest,
+ * jest, node:test) from exiting: Node is kept alive for it only while
+ * `wait()`, `waitForOutput()`, `send()`, `close()` or `run()` is pending, and
+ * the exit hook ends its tree when the runner exits (SPEC SP-10). A `wait()`
+ * without `timeoutMs` that is never awaited therefore still holds Node until
+ * the process exits.
+ *
  * @example
  * await using server = spawnProcess('node', ['server.js'], { sandbox: sb });
  * await server.waitForOutput(/listening on (\d+)/, { timeoutMs: 5000 });
