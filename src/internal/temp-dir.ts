@@ -1,6 +1,8 @@
+import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import tmp from 'tmp';
+import { InvalidOptionError, ShimkitError } from './errors.js';
 import { onProcessExit } from './exit-cleanup.js';
 import { kindOf, rootNameStem } from './leftovers/names.js';
 import { processOwner, threadOwner } from './leftovers/owner.js';
@@ -24,15 +26,23 @@ export interface TempDir {
  * (requirement SP-11). The first call in a process (and the first for each custom
  * parent) runs that sweep. A root outside `os.tmpdir()`, or made in a worker
  * thread, is also listed in the owner's registry.
+ *
+ * A `parent` that does not exist (or is not a dir) throws `InvalidOptionError`
+ * naming it; a missing `os.tmpdir()` a `ShimkitError` (`ERR_SHIMKIT_NO_TEMP_DIR`).
  */
 export function createTempDir(prefix: string, parent?: string): TempDir {
   sweepOnce(parent);
   const stem = rootNameStem(kindOf(prefix), processOwner());
-  const path = tmp.dirSync({
-    template: `${stem}XXXXXX`,
-    mode: 0o700,
-    ...(parent ? { tmpdir: parent } : {}),
-  }).name;
+  let path: string;
+  try {
+    path = tmp.dirSync({
+      template: `${stem}XXXXXX`,
+      mode: 0o700,
+      ...(parent ? { tmpdir: parent } : {}),
+    }).name;
+  } catch (error) {
+    throw missingParentError(parent, error) ?? error;
+  }
   const elsewhere = parent !== undefined && resolve(parent) !== resolve(tmpdir());
   const unrecord = elsewhere || threadOwner() ? recordDir(path) : () => {};
   let removed = false;
@@ -52,6 +62,29 @@ export function createTempDir(prefix: string, parent?: string): TempDir {
       unrecord();
     },
   };
+}
+
+/** The error for a parent dir that is missing or not a dir; undefined when it is one (another failure). */
+function missingParentError(parent: string | undefined, cause: unknown): ShimkitError | undefined {
+  const dir = parent ?? tmpdir();
+  let what: string;
+  try {
+    if (statSync(dir).isDirectory()) return undefined;
+    what = 'it is not a dir';
+  } catch {
+    what = 'it does not exist';
+  }
+  if (parent !== undefined) {
+    return new InvalidOptionError(
+      `Cannot create a temp dir in ${dir}: ${what}. Create that dir first, or pass another existing dir as \`tmpDir\` (or leave it out to use ${tmpdir()}).`,
+      { cause },
+    );
+  }
+  return new ShimkitError(
+    'ERR_SHIMKIT_NO_TEMP_DIR',
+    `Cannot create a temp dir in ${dir} (the system temp dir, os.tmpdir()): ${what}. Create it, point TMPDIR at an existing dir, or pass \`tmpDir\`.`,
+    { cause },
+  );
 }
 
 /** A trash name that carries this process as its owner, so a delete cut short is swept later. */

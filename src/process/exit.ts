@@ -86,7 +86,10 @@ export class ChildExit {
     await Promise.race([
       this.#drained,
       new Promise<void>((resolve) => {
+        // Unref'd: while someone awaits the drain, the open pipes it waits for are ref'd
+        // (SPEC SP-10); when nobody does, it must not keep Node alive for drainMs.
         timer = setTimeout(resolve, drainMs);
+        timer.unref();
       }),
     ]);
     clearTimeout(timer);

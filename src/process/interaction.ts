@@ -1,7 +1,7 @@
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
-import { checkSource, type Matcher, toMatcher } from './options.js';
+import { checkSource, DEFAULT_TIMEOUT_MS, type Matcher, toMatcher } from './options.js';
 import type { TextWindow } from './tail.js';
 import type { InteractiveProcess, OutputSource } from './types.js';
 
@@ -35,8 +35,9 @@ export interface SendOptions {
    */
   idleMs?: number;
   /**
-   * Deadline for writing every input.
-   * @default 30000
+   * Deadline for writing every input (below the 5 s test timeout of vitest
+   * and jest; raise it for long sessions).
+   * @default 4000
    */
   timeoutMs?: number;
   /**
@@ -94,7 +95,7 @@ export class Interaction {
     if (times !== Number.POSITIVE_INFINITY && (!Number.isInteger(times) || times < 1)) {
       throw optionError(where, 'times', 'a positive integer', times);
     }
-    this.#process.assertWritable(where);
+    this.#process.assertWritable('respond()');
     const watch: Watch = {
       matcher,
       answer,
@@ -146,10 +147,10 @@ export class Interaction {
     }
     const o = checkOptionKeys(options, ['idleMs', 'timeoutMs', 'end'], where);
     const idleMs = checkMs(where, 'idleMs', o.idleMs, 200);
-    const timeoutMs = checkMs(where, 'timeoutMs', o.timeoutMs, 30_000, 1);
+    const timeoutMs = checkMs(where, 'timeoutMs', o.timeoutMs, DEFAULT_TIMEOUT_MS, 1);
     if (o.end !== undefined && typeof o.end !== 'boolean')
       throw optionError(where, 'end', 'true or false', o.end);
-    this.#process.assertWritable(where);
+    this.#process.assertWritable('send()');
     const deadline = performance.now() + timeoutMs;
     for (const [i, input] of inputs.entries()) {
       await this.#idle(

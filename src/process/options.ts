@@ -4,9 +4,10 @@ import { InvalidOptionError } from '../internal/errors.js';
 import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
 import type { Env } from '../internal/path-env.js';
 import { CommandNotFoundError } from './errors.js';
+import { assertIsolated } from './isolation.js';
 import type { TestSandbox } from './sandbox.js';
 import type { OutputSource } from './types.js';
-import { commandCandidates, findCommand } from './which.js';
+import { commandCandidates, findCommand, notExecutable } from './which.js';
 
 /** Options of `spawnProcess()`. */
 export interface SpawnProcessOptions {
@@ -24,6 +25,18 @@ export interface SpawnProcessOptions {
   /**
    * Env vars to set on top of the sandbox env (or of `process.env` without a
    * sandbox); `undefined` removes one.
+   *
+   * With `sandbox`, pass only the vars you mean to set. An env that looks like
+   * a copy of the host's — a mock's `env()`, `{ ...process.env, … }` — throws
+   * `InvalidOptionError` instead of undoing the isolation (SPEC SP-09): it is
+   * one when it gives `HOME`, `USERPROFILE`, an `XDG_*` dir, `TMPDIR`/`TMP`/
+   * `TEMP`, `APPDATA` or `LOCALAPPDATA` the host's value, or carries the
+   * host's values for more than half of the host's vars outside the sandbox
+   * allowlist. Put mocks on the sandbox PATH with `sandbox.use(mock)`; to pass
+   * a host value on purpose, use `sandbox.setEnv(name, value)`.
+   * @example
+   * sb.use(git);
+   * await run('my-cli', ['release'], { sandbox: sb, env: { CI: '1' } });
    */
   env?: Env;
   /**
@@ -61,8 +74,12 @@ export interface SpawnProcessOptions {
 export interface RunOptions extends Omit<SpawnProcessOptions, 'stdin' | 'keep'> {
   /**
    * Deadline: when it passes, the process tree is closed (SIGTERM, then
-   * SIGKILL after `graceMs`) and the result says `timedOut: true`.
-   * @default 30000
+   * SIGKILL after `graceMs`) and the result says `timedOut: true`. The
+   * default is below the 5 s test timeout of vitest and jest, so a hung
+   * command ends with its output in the result rather than with the runner's
+   * bare "test timed out"; pass a longer one (and raise the runner's) for
+   * slow commands.
+   * @default 4000
    */
   timeoutMs?: number;
   /**
@@ -70,6 +87,15 @@ export interface RunOptions extends Omit<SpawnProcessOptions, 'stdin' | 'keep'> 
    */
   input?: string | Uint8Array;
 }
+
+/**
+ * The default deadline of `run()`, `waitForOutput()` and `send()`: below the
+ * 5 s default test timeout of vitest and jest, so that shimkit's own
+ * diagnostic (the command, the output tail) shows when a wait fails, not the
+ * runner's generic timeout, and so that `run()` has closed its process tree
+ * before the runner gives up on the test.
+ */
+export const DEFAULT_TIMEOUT_MS = 4000;
 
 /** Spawn options after checking, with defaults filled in. */
 export interface ResolvedSpawn {
@@ -97,6 +123,7 @@ export function resolveSpawn(
   options: SpawnProcessOptions | undefined,
   fn: 'spawnProcess' | 'run',
   platform: NodeJS.Platform = process.platform,
+  hostEnv: Env = process.env,
 ): ResolvedSpawn {
   if (typeof command !== 'string' || command === '' || command.includes('\0')) {
     throw new InvalidOptionError(
@@ -130,7 +157,9 @@ export function resolveSpawn(
   ) {
     throw optionError(where, 'env', 'an object of env vars', o.env);
   }
-  const env = mergeEnv(sandbox ? sandbox.env() : stringEnv(process.env), o.env, platform, where);
+  const base = sandbox ? sandbox.env() : stringEnv(process.env);
+  const env = mergeEnv(base, o.env, platform, where);
+  if (sandbox && o.env) assertIsolated(o.env, base, hostEnv, platform, where);
 
   let stdin: ResolvedSpawn['stdin'] = 'pipe';
   let input: string | Uint8Array | undefined;
@@ -163,7 +192,7 @@ export function resolveSpawn(
 
   if (findCommand(command, env, cwd, platform) === undefined) {
     const { dirs } = commandCandidates(command, env, cwd, platform);
-    throw new CommandNotFoundError(command, dirs, cwd);
+    throw new CommandNotFoundError(command, dirs, cwd, notExecutable(command, env, cwd, platform));
   }
   return {
     sandbox,
@@ -180,7 +209,13 @@ export function resolveSpawn(
 }
 
 export function resolveRunTimeout(options: RunOptions | undefined, command: string): number {
-  return checkMs(`run(${JSON.stringify(command)})`, 'timeoutMs', options?.timeoutMs, 30_000, 1);
+  return checkMs(
+    `run(${JSON.stringify(command)})`,
+    'timeoutMs',
+    options?.timeoutMs,
+    DEFAULT_TIMEOUT_MS,
+    1,
+  );
 }
 
 export function resolveWaitOptions(
@@ -240,7 +275,7 @@ export function resolveWaitForOutputOptions(
   const o = checkOptionKeys(options, ['timeoutMs', 'stream'], where);
   return {
     matcher,
-    timeoutMs: checkMs(where, 'timeoutMs', o.timeoutMs, 10_000, 1),
+    timeoutMs: checkMs(where, 'timeoutMs', o.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
     stream: checkSource(o.stream, where),
   };
 }

@@ -7,7 +7,7 @@ import type { OutputSource, OutputStream } from './types.js';
 
 /**
  * The output of one TestProcess: a bounded byte tail per stream, and decoded
- * text windows (stdout, stderr, both as they interleaved) for matchers.
+ * text windows (stdout, stderr, and both in arrival order) for matchers.
  */
 export class ProcessOutput {
   readonly stdout: OutputStream;

@@ -1,5 +1,6 @@
 import { type RunOptions, resolveRunTimeout, resolveSpawn } from './options.js';
 import { TestProcess } from './test-process.js';
+import type { ProcessExit, WaitResult } from './types.js';
 
 /** What `run()` reports. */
 export interface RunResult {
@@ -40,10 +41,17 @@ export async function run(
   const timeoutMs = resolveRunTimeout(options, command);
   const started = performance.now();
   const p = new TestProcess(command, args, resolved);
-  const waited = await p.wait({ timeoutMs });
-  // On a deadline: SIGTERM, SIGKILL after graceMs, then drain for up to drainMs.
-  // After a normal exit: only leftovers in the group (background children) are ended.
-  const exit = await p.close();
+  const release = p.hold(); // SPEC SP-10: a run() in progress keeps Node alive
+  let waited: WaitResult;
+  let exit: ProcessExit;
+  try {
+    waited = await p.wait({ timeoutMs });
+    // On a deadline: SIGTERM, SIGKILL after graceMs, then drain for up to drainMs.
+    // After a normal exit: only leftovers in the group (background children) are ended.
+    exit = await p.close();
+  } finally {
+    release();
+  }
   return {
     exitCode: exit.exitCode,
     signal: exit.signal,

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { checkOptionKeys, optionError, resolvePlatform } from '../internal/options.js';
@@ -35,7 +37,8 @@ export interface SandboxOptions {
    */
   keep?: boolean;
   /**
-   * Parent dir of the sandbox dir.
+   * Parent dir of the sandbox dir. Must exist: a missing dir throws
+   * `InvalidOptionError` at once.
    * @default os.tmpdir()
    * @example
    * createSandbox({ tmpDir: '/var/tmp' });
@@ -88,6 +91,11 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxO
   if (tmpDir !== undefined && (typeof tmpDir !== 'string' || tmpDir === '')) {
     throw bad('tmpDir', 'a directory path', tmpDir);
   }
+  if (tmpDir !== undefined && !isDir(tmpDir)) {
+    throw new InvalidOptionError(
+      `The \`tmpDir\` option of ${WHERE} is not an existing dir: ${tmpDir}. Create it first, or leave \`tmpDir\` out to use os.tmpdir() (${tmpdir()}).`,
+    );
+  }
   const env = checkEnvObject(options.env === undefined ? {} : options.env, 'env', bad);
   const hostEnv = checkEnvObject(
     options.hostEnv === undefined ? process.env : options.hostEnv,
@@ -120,6 +128,14 @@ function checkEnvObject(
     }
   }
   return value as Record<string, string | undefined>;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 export function checkEnvKey(key: unknown, where: string): void {

@@ -10,6 +10,7 @@ import {
   type RespondOptions,
   type SendOptions,
 } from './interaction.js';
+import { Keepalive } from './keepalive.js';
 import { groupAlive, signalGroup } from './kill.js';
 import {
   type ResolvedSpawn,
@@ -38,6 +39,13 @@ export type { OutputSource, OutputStream, ProcessExit, WaitResult } from './type
  * bounded output tails, deadlines that do not kill, and a `close()` that ends
  * the whole tree. Cleaned up when the test process exits unless `keep: true`.
  *
+ * A process the test forgets to close never keeps the test runner (vitest,
+ * jest, node:test) from exiting: Node is kept alive for it only while
+ * `wait()`, `waitForOutput()`, `send()`, `close()` or `run()` is pending, and
+ * the exit hook ends its tree when the runner exits (SPEC SP-10). A `wait()`
+ * without `timeoutMs` that is never awaited therefore still holds Node until
+ * the process exits.
+ *
  * @example
  * await using server = spawnProcess('node', ['server.js'], { sandbox: sb });
  * await server.waitForOutput(/listening on (\d+)/, { timeoutMs: 5000 });
@@ -61,6 +69,7 @@ export class TestProcess implements InteractiveProcess {
   readonly #ended: ChildExit;
   readonly #stdin: ProcessStdin;
   readonly #interaction: Interaction;
+  readonly #keepalive: Keepalive;
   #forgetExitHook: () => void = () => {};
   #untrack: () => void = () => {};
   #closing: Promise<ProcessExit> | undefined;
@@ -93,7 +102,17 @@ export class TestProcess implements InteractiveProcess {
       },
     );
 
-    this.#stdin = new ProcessStdin(child, this.commandLine, options.cwd, options.stdin);
+    this.#keepalive = new Keepalive(child); // SPEC SP-10: ref'd only while something is awaited
+    this.#stdin = new ProcessStdin(
+      child,
+      this.#label(),
+      options.stdin,
+      options.input !== undefined,
+      (what) =>
+        this.running
+          ? undefined
+          : this.#endedError(`before ${what} was called, so the input cannot reach it`, 'all'),
+    );
     this.#interaction = new Interaction(this, this.#output.windows);
     this.#output.attach(child, () => this.#interaction.output());
 
@@ -114,27 +133,44 @@ export class TestProcess implements InteractiveProcess {
   }
 
   /**
-   * stdout and stderr as they interleaved (the last `max(tailBytes, 4096)`
-   * characters): what to print when a test fails.
+   * stdout and stderr together, in the order their chunks arrived (the last
+   * `max(tailBytes, 4096)` characters): what to print when a test fails.
+   * They come through two pipes, so no order between them is guaranteed:
+   * `echo a; echo b >&2; echo c` may read `a\nc\nb\n`. Where the order
+   * matters, have the program write both to one stream (`2>&1`).
    */
   output(): string {
     return this.#output.windows.all.text;
   }
 
-  /** Write to the process's stdin (when it was spawned with `stdin: 'pipe'`, the default). */
+  /**
+   * Write to the process's stdin (when it was spawned with `stdin: 'pipe'`, the default).
+   *
+   * Input that cannot arrive is an error, not a silent loss: throws
+   * `StdinNotWritableError` when stdin is not a pipe (`stdin: 'ignore'` or
+   * `'inherit'`) or was already closed (by `end()`, `send()` or the `stdin`
+   * input), and `ProcessExitedError` once the process has exited (with how it
+   * exited and its last output). The same holds for `end()`, `respond()` and
+   * `send()`.
+   */
   write(data: string | Uint8Array): void {
-    this.#stdin.pipe('write()').write(data);
+    this.#stdin.write(data);
   }
 
-  /** Close the process's stdin: it reads end of file. */
+  /**
+   * Close the process's stdin: it reads end of file. Does nothing when stdin
+   * is already closed; throws `ProcessExitedError` once the process has
+   * exited and `StdinNotWritableError` when stdin is not a pipe.
+   */
   end(): void {
-    this.#stdin.pipe('end()').end();
+    this.#stdin.end();
   }
 
   /**
    * Wait for the output so far to match `pattern` (text or a RegExp; `g`/`y`
    * flags are ignored). Resolves with the match; rejects with the output tail
-   * in the message when `timeoutMs` passes or the process exits first.
+   * in the message when `timeoutMs` passes (default 4000 ms: below the 5 s
+   * test timeout of vitest and jest) or the process exits first.
    * The match is looked for in the last `max(tailBytes, 4096)` characters.
    */
   waitForOutput(
@@ -143,14 +179,16 @@ export class TestProcess implements InteractiveProcess {
   ): Promise<RegExpExecArray> {
     const where = `${this.#label()}.waitForOutput()`;
     const { timeoutMs, stream, matcher } = resolveWaitForOutputOptions(pattern, options, where);
-    return this.#output.waitFor(
-      matcher,
-      stream,
-      timeoutMs,
-      where,
-      pattern,
-      () => this.#afterOutput(),
-      (what, source) => this.#endedError(what, source),
+    return this.#keepalive.during(
+      this.#output.waitFor(
+        matcher,
+        stream,
+        timeoutMs,
+        where,
+        pattern,
+        () => this.#afterOutput(),
+        (what, source) => this.#endedError(what, source),
+      ),
     );
   }
 
@@ -183,7 +221,9 @@ export class TestProcess implements InteractiveProcess {
    * await p.wait({ timeoutMs: 5000 });
    */
   send(inputs: readonly (string | Uint8Array)[], options?: SendOptions): Promise<void> {
-    return this.#interaction.send(inputs, options, `${this.#label()}.send()`);
+    return this.#keepalive.during(
+      this.#interaction.send(inputs, options, `${this.#label()}.send()`),
+    );
   }
 
   /**
@@ -193,7 +233,7 @@ export class TestProcess implements InteractiveProcess {
    */
   async wait(options?: { timeoutMs?: number }): Promise<WaitResult> {
     const { timeoutMs } = resolveWaitOptions(options, `${this.#label()}.wait()`);
-    return this.#ended.wait(this.#options.drainMs, timeoutMs);
+    return this.#keepalive.during(this.#ended.wait(this.#options.drainMs, timeoutMs));
   }
 
   /**
@@ -215,7 +255,9 @@ export class TestProcess implements InteractiveProcess {
    *
    * @example
    * p.kill('SIGINT');
-   * expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: 130 });
+   * // A program without a SIGINT handler is ended by the signal:
+   * expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: null, signal: 'SIGINT' });
+   * // (One that handles it and exits, as shells do with `exit 130`, reports that code and `signal: null`.)
    */
   kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
     if (typeof signal !== 'string' || !/^SIG[A-Z0-9]+$/.test(signal)) {
@@ -233,8 +275,13 @@ export class TestProcess implements InteractiveProcess {
   }
 
   async #close(graceMs: number): Promise<ProcessExit> {
-    await endTree(this.pid, this.#options.platform, graceMs, () => this.running);
-    await this.#afterOutput();
+    const release = this.#keepalive.hold();
+    try {
+      await endTree(this.pid, this.#options.platform, graceMs, () => this.running);
+      await this.#afterOutput();
+    } finally {
+      release();
+    }
     this.#child.stdin?.destroy();
     this.#child.stdout?.destroy();
     this.#child.stderr?.destroy();
@@ -249,9 +296,14 @@ export class TestProcess implements InteractiveProcess {
     return this.#ended.afterOutput(this.#options.drainMs);
   }
 
-  /** @internal Throws unless stdin is a pipe; `what` names the caller. */
+  /** @internal Throws unless input can reach the process now; `what` names the caller. */
   assertWritable(what: string): void {
-    this.#stdin.pipe(what);
+    this.#stdin.assertWritable(what);
+  }
+
+  /** @internal Keep Node alive (the child and its pipes ref'd) until the returned function is called. */
+  hold(): () => void {
+    return this.#keepalive.hold();
   }
 
   /** @internal For the interaction helpers (ignored once stdin is closed). */
@@ -261,7 +313,7 @@ export class TestProcess implements InteractiveProcess {
 
   /** @internal For the interaction helpers. */
   stdinEnd(): void {
-    this.#stdin.endQuietly();
+    this.#stdin.endQuietly('send()');
   }
 
   /** @internal Resolves once the process exited (or failed to start) and its output drained. */

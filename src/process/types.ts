@@ -29,14 +29,14 @@ export interface OutputStream {
   readonly droppedBytes: number;
 }
 
-/** Which output a matcher reads: one stream or both as they interleaved. */
+/** Which output a matcher reads: one stream, or both in the order their chunks arrived (see `output()`). */
 export type OutputSource = 'stdout' | 'stderr' | 'all';
 
 /** @internal What the interaction helpers (`respond`, `send`) need from the process they script. */
 export interface InteractiveProcess {
   /** Whether the process has not exited yet. */
   readonly running: boolean;
-  /** Throws unless stdin is a pipe; `what` names the caller. */
+  /** Throws unless input can reach the process now (stdin a pipe, open, process running); `what` names the method, e.g. `'send()'`. */
   assertWritable(what: string): void;
   /** Write to stdin (ignored once stdin is closed). */
   stdinWrite(data: string | Uint8Array): void;

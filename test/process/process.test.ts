@@ -99,6 +99,27 @@ describe('signals', () => {
       'Expected the signal of TestProcess(sh -c',
     );
   });
+
+  it('SP-04 kill("SIGINT") on a program without a handler: it is ended by the signal (the kill() example)', async () => {
+    const p = spawned(node, ['-e', "console.log('up'); setInterval(() => {}, 1000);"]);
+    await p.waitForOutput('up');
+
+    p.kill('SIGINT');
+
+    expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: null, signal: 'SIGINT' });
+  });
+});
+
+describe('output()', () => {
+  it('SP-05 output() holds both streams in arrival order, each stream in its own order', async () => {
+    const p = spawned('sh', ['-c', 'echo a; echo b >&2; echo c']);
+    await p.wait();
+
+    // Two pipes: "b" may come before or after "c", never out of its stream's order.
+    expect(['a\nb\nc\n', 'a\nc\nb\n', 'b\na\nc\n']).toContain(p.output());
+    expect(p.stdout.tail()).toBe('a\nc\n');
+    expect(p.stderr.tail()).toBe('b\n');
+  });
 });
 
 describe('bounded output', () => {

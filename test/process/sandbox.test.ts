@@ -1,7 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createMockBinary, DisposedError, InvalidOptionError } from '../../src/index.js';
+import { createTempDir } from '../../src/internal/temp-dir.js';
 import { GitSetupError, SANDBOX_GIT_IDENTITY } from '../../src/process/git.js';
 import { createSandbox, type SandboxOptions } from '../../src/process/sandbox.js';
 import { runCommand, testDir } from '../helpers/index.js';
@@ -251,6 +253,55 @@ describe('sandbox option and argument checks', () => {
   ])('SP-01 rejects a bad %s', (_what, options, message) => {
     expect(() => createSandbox(options as SandboxOptions)).toThrow(InvalidOptionError);
     expect(() => createSandbox(options as SandboxOptions)).toThrow(message);
+  });
+
+  it('SP-01 a tmpDir that does not exist is an InvalidOptionError naming it, before anything is made', () => {
+    const dir = testDir();
+    const missing = join(dir, 'nope');
+    const file = join(dir, 'file');
+    writeFileSync(file, '');
+
+    for (const tmpDir of [missing, file]) {
+      expect(() => createSandbox({ tmpDir })).toThrow(InvalidOptionError);
+      expect(() => createSandbox({ tmpDir })).toThrow(
+        `The \`tmpDir\` option of createSandbox() is not an existing dir: ${tmpDir}. Create it first, or leave \`tmpDir\` out to use os.tmpdir() (${tmpdir()}).`,
+      );
+    }
+    expect(readdirSync(dir)).toEqual(['file']);
+  });
+
+  it('SP-01 createTempDir (sandboxes and mocks) says which parent is missing and what to do', () => {
+    const dir = testDir();
+    const missing = join(dir, 'nope');
+    writeFileSync(join(dir, 'file'), '');
+
+    const error = (() => {
+      try {
+        createTempDir('shimkit-sandbox-', missing);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect((error as Error).message).toBe(
+      `Cannot create a temp dir in ${missing}: it does not exist. Create that dir first, or pass another existing dir as \`tmpDir\` (or leave it out to use ${tmpdir()}).`,
+    );
+    expect((error as Error).cause).toMatchObject({ code: 'ENOENT' });
+    expect(() => createTempDir('shimkit', join(dir, 'file'))).toThrow(
+      `Cannot create a temp dir in ${join(dir, 'file')}: it is not a dir.`,
+    );
+
+    // No parent given and the system temp dir is gone (TMPDIR points nowhere).
+    vi.stubEnv('TMPDIR', missing);
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    expect(() => createTempDir('shimkit-sandbox-')).toThrow(
+      expect.objectContaining({
+        code: 'ERR_SHIMKIT_NO_TEMP_DIR',
+        message: `Cannot create a temp dir in ${missing} (the system temp dir, os.tmpdir()): it does not exist. Create it, point TMPDIR at an existing dir, or pass \`tmpDir\`.`,
+      }),
+    );
   });
 
   it('SP-01 rejects bad setEnv, removeEnv and use arguments', async () => {

@@ -2,13 +2,46 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { CommandNotFoundError, InvalidOptionError, run, spawnProcess } from '../../src/index.js';
+// Not on the public door yet (src/index.ts is edited elsewhere).
+import { StdinNotWritableError } from '../../src/process/errors.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  resolveRunTimeout,
+  resolveWaitForOutputOptions,
+} from '../../src/process/options.js';
 import { testDir } from '../helpers/index.js';
 
 describe('bad input', () => {
-  it('SP-04 a command that does not exist rejects with the command and the PATH searched', async () => {
+  it('SP-04 a command that does not exist rejects with the command and the PATH searched, each dir once', async () => {
     const dir = testDir();
     const a = join(dir, 'a');
     const b = join(dir, 'b');
+    mkdirSync(a);
+    mkdirSync(b);
+
+    const error = await run('deploy', [], { env: { PATH: `${a}:${b}:${a}:${b}` }, cwd: dir }).catch(
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(CommandNotFoundError);
+    expect(error).toMatchObject({
+      code: 'ERR_SHIMKIT_COMMAND_NOT_FOUND',
+      searched: [a, b],
+      notExecutable: [],
+    });
+    expect((error as Error).message).toBe(
+      `Command not found: "deploy" is not an executable file in any PATH dir (searched ${a}, ${b}; cwd ${dir}). ` +
+        'Check the name, pass an absolute path, or put its dir first on PATH (sandbox.use(dir) or the `env` option).',
+    );
+    expect(() => spawnProcess('./nope', [], { cwd: dir })).toThrow(
+      `Command not found: "./nope" is not an executable file in any PATH dir (searched ${dir}; cwd ${dir}).`,
+    );
+  });
+
+  it('SP-04 a file on PATH without the exec bit is named, with the chmod that fixes it', async () => {
+    const dir = testDir();
+    const a = join(dir, 'a');
+    const b = join(dir, 'b c');
     mkdirSync(a);
     mkdirSync(b);
     writeFileSync(join(b, 'deploy'), '#!/bin/sh\n', { mode: 0o644 }); // there, but not executable
@@ -18,13 +51,15 @@ describe('bad input', () => {
     );
 
     expect(error).toBeInstanceOf(CommandNotFoundError);
-    expect(error).toMatchObject({ code: 'ERR_SHIMKIT_COMMAND_NOT_FOUND', searched: [a, b] });
+    expect(error).toMatchObject({ searched: [a, b], notExecutable: [join(b, 'deploy')] });
     expect((error as Error).message).toBe(
       `Command not found: "deploy" is not an executable file in any PATH dir (searched ${a}, ${b}; cwd ${dir}). ` +
-        'Check the name, pass an absolute path, or put its dir first on PATH (sandbox.use(dir) or the `env` option).',
+        `${b}/deploy exists but is not executable: run \`chmod +x '${b}/deploy'\` to make it so, or pass the path of an executable file.`,
     );
-    expect(() => spawnProcess('./nope', [], { cwd: dir })).toThrow(
-      `Command not found: "./nope" is not an executable file in any PATH dir (searched ${dir}; cwd ${dir}).`,
+
+    writeFileSync(join(a, 'deploy'), '#!/bin/sh\n', { mode: 0o600 });
+    expect(() => spawnProcess('deploy', [], { env: { PATH: `${a}:${b}` }, cwd: dir })).toThrow(
+      `${a}/deploy, ${b}/deploy exist but are not executable: make the one you mean executable, e.g. \`chmod +x ${a}/deploy\`.`,
     );
   });
 
@@ -106,8 +141,8 @@ describe('bad input', () => {
     onTestFinished(async () => {
       await p.close();
     });
-    expect(() => p.write('x')).toThrow("write() needs stdin: 'pipe'");
-    expect(() => p.respond('?', 'y\n')).toThrow("needs stdin: 'pipe'");
+    expect(() => p.write('x')).toThrow(StdinNotWritableError);
+    expect(() => p.respond('?', 'y\n')).toThrow("spawned with `stdin: 'ignore'`");
   });
 });
 
@@ -118,5 +153,30 @@ describe('command lookup follows Node', () => {
     expect(() => spawnProcess('ls', [], { env: { PATH: '' } })).toThrow(
       'Command not found: "ls" is not an executable file in any PATH dir (searched nothing: PATH is empty;',
     );
+  });
+});
+
+describe('default deadlines', () => {
+  it('SP-06 run(), waitForOutput() and send() default to 4000 ms, below the 5 s test timeout of vitest and jest', async () => {
+    expect(DEFAULT_TIMEOUT_MS).toBe(4000);
+    expect(resolveRunTimeout(undefined, 'git')).toBe(4000);
+    expect(resolveWaitForOutputOptions('x', undefined, 'w').timeoutMs).toBe(4000);
+
+    // Hung programs under the defaults: shimkit's own result and message, before 5 s.
+    const p = spawnProcess('cat', []);
+    onTestFinished(async () => {
+      await p.close({ graceMs: 0 });
+    });
+    const started = performance.now();
+    const [r, error] = await Promise.all([
+      run('sleep', ['1000']),
+      p.waitForOutput('never').catch((e: unknown) => e),
+    ]);
+
+    expect(r).toMatchObject({ timedOut: true, signal: 'SIGTERM' });
+    expect((error as Error).message).toBe(
+      'TestProcess(cat).waitForOutput(): no output matched never within 4000 ms. It wrote no output.',
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 });

@@ -30,6 +30,15 @@ describe('Windows', () => {
         'D:\\Program Files\\Git\\cmd\\git.CMD',
       ],
     });
+    // A dir listed twice (in any case) is searched, and named, once.
+    expect(
+      commandCandidates(
+        'git',
+        { ...env, Path: `C:\\mocks;c:\\MOCKS;${env.Path}` },
+        'C:\\work',
+        'win32',
+      ).dirs,
+    ).toEqual(['C:\\mocks', 'D:\\Program Files\\Git\\cmd']);
     // A name with its extension is looked up as it is.
     expect(commandCandidates('git.cmd', env, 'C:\\work', 'win32').files).toEqual([
       'C:\\work\\git.cmd',

@@ -15,6 +15,8 @@ import {
   type TestSandbox,
   type WaitResult,
 } from '../../src/index.js';
+// Not on the public door yet (src/index.ts is edited elsewhere).
+import type { StdinNotWritableError, StdinState } from '../../src/process/errors.js';
 
 describe('public types: sandboxes and test processes', () => {
   it('createSandbox returns a disposable TestSandbox', () => {
@@ -55,6 +57,10 @@ describe('public types: sandboxes and test processes', () => {
     expectTypeOf<RunResult['timedOut']>().toEqualTypeOf<boolean>();
     expectTypeOf<CommandNotFoundError>().toMatchTypeOf<ShimkitError>();
     expectTypeOf<CommandNotFoundError['searched']>().toEqualTypeOf<readonly string[]>();
+    expectTypeOf<CommandNotFoundError['notExecutable']>().toEqualTypeOf<readonly string[]>();
+    expectTypeOf<StdinNotWritableError>().toMatchTypeOf<ShimkitError>();
+    expectTypeOf<StdinNotWritableError['state']>().toEqualTypeOf<StdinState>();
+    expectTypeOf<StdinState>().toEqualTypeOf<'not-a-pipe' | 'closed'>();
   });
 
   it('sweepLeftovers is synchronous and reports what it did', () => {
