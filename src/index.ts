@@ -27,7 +27,13 @@ export type {
   MockResponse,
   WaitForCallsOptions,
 } from './mock-binary/types.js';
-export { CommandNotFoundError, ProcessExitedError, SpawnError } from './process/errors.js';
+export {
+  CommandNotFoundError,
+  ProcessExitedError,
+  SpawnError,
+  StdinNotWritableError,
+  type StdinState,
+} from './process/errors.js';
 export { GitSetupError } from './process/git.js';
 export type { Responder, RespondOptions, SendOptions } from './process/interaction.js';
 export type { RunOptions, SpawnProcessOptions } from './process/options.js';

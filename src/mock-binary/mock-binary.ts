@@ -165,7 +165,7 @@ export class MockBinary {
         `The second argument of ${where} is an options object: pass { timeoutMs: ${options} }.`,
       );
     }
-    const { timeoutMs = 5000, until = 'finished' } = checkOptionKeys(
+    const { timeoutMs = 4000, until = 'finished' } = checkOptionKeys(
       options,
       ['timeoutMs', 'until'],
       where,

@@ -128,8 +128,10 @@ export interface MockCall {
 
 export interface WaitForCallsOptions {
   /**
-   * Give up after this long with a `WaitTimeoutError` that lists the calls so far.
-   * @default 5000
+   * Give up after this long with a `WaitTimeoutError` that lists the calls so
+   * far. The default is below the 5 s test timeout of vitest and jest, so a
+   * miss shows this diagnostic rather than the runner's bare timeout.
+   * @default 4000
    */
   timeoutMs?: number;
   /**

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Env } from '../internal/path-env.js';
 
 /**
- * The sandbox env (SPEC SP-01), as pure functions of `platform` and the host
+ * The sandbox env (requirement SP-01), as pure functions of `platform` and the host
  * env so the Windows branch is tested on any OS. It starts empty, copies a
  * short allowlist from the host, then points every per-user dir into the
  * sandbox and cuts git off from the host's config.

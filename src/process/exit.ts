@@ -87,7 +87,7 @@ export class ChildExit {
       this.#drained,
       new Promise<void>((resolve) => {
         // Unref'd: while someone awaits the drain, the open pipes it waits for are ref'd
-        // (SPEC SP-10); when nobody does, it must not keep Node alive for drainMs.
+        // (requirement SP-10); when nobody does, it must not keep Node alive for drainMs.
         timer = setTimeout(resolve, drainMs);
         timer.unref();
       }),

@@ -5,7 +5,7 @@ import { pathKey } from '../internal/path-env.js';
 import { formatCommand } from '../queue/format.js';
 
 /**
- * `git: true` (SPEC SP-02): the workspace becomes a repo on `main` with one
+ * `git: true` (requirement SP-02): the workspace becomes a repo on `main` with one
  * empty commit whose author, committer and dates are fixed, so hashes and
  * `git log` output are the same on every machine. The repo's local config
  * names the same identity, so later commits in the sandbox work too.

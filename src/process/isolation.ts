@@ -3,7 +3,7 @@ import { type Env, pathKey } from '../internal/path-env.js';
 import { allowlisted, findKey, isolatedEnv } from './env.js';
 
 /**
- * SPEC SP-09: isolation is never lost silently. With `sandbox`, the `env`
+ * requirement SP-09: isolation is never lost silently. With `sandbox`, the `env`
  * option is for the few vars a test sets; an env that looks like a copy of
  * the host's — most often a mock's `env()`, which is `process.env` with the
  * mock dir first on PATH — would put the host's HOME and every host var,

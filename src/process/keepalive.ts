@@ -8,7 +8,7 @@ interface Refable {
 }
 
 /**
- * What keeps the event loop alive for one TestProcess (SPEC SP-10). While
+ * What keeps the event loop alive for one TestProcess (requirement SP-10). While
  * the test only holds the process, nothing: the child handle and its stdio
  * pipes are unref'd, so a forgotten process never keeps a test runner from
  * exiting (the exit hook then ends its tree). While something is awaited —

@@ -28,7 +28,7 @@ export interface SpawnProcessOptions {
    *
    * With `sandbox`, pass only the vars you mean to set. An env that looks like
    * a copy of the host's — a mock's `env()`, `{ ...process.env, … }` — throws
-   * `InvalidOptionError` instead of undoing the isolation (SPEC SP-09): it is
+   * `InvalidOptionError` instead of undoing the isolation (requirement SP-09): it is
    * one when it gives `HOME`, `USERPROFILE`, an `XDG_*` dir, `TMPDIR`/`TMP`/
    * `TEMP`, `APPDATA` or `LOCALAPPDATA` the host's value, or carries the
    * host's values for more than half of the host's vars outside the sandbox

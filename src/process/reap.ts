@@ -32,7 +32,7 @@ export async function endTree(
 
 /**
  * SIGKILL the tree of `pid` if the test process exits first, and record its
- * group in the registry for the leftover sweep (SPEC SP-11) in case the test
+ * group in the registry for the leftover sweep (requirement SP-11) in case the test
  * process dies where no exit hook can run. Returns the function that forgets
  * both (idempotent).
  */

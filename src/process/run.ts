@@ -41,7 +41,7 @@ export async function run(
   const timeoutMs = resolveRunTimeout(options, command);
   const started = performance.now();
   const p = new TestProcess(command, args, resolved);
-  const release = p.hold(); // SPEC SP-10: a run() in progress keeps Node alive
+  const release = p.hold(); // requirement SP-10: a run() in progress keeps Node alive
   let waited: WaitResult;
   let exit: ProcessExit;
   try {

@@ -26,7 +26,7 @@ export type SandboxPathEntry = string | { readonly dir: string };
 
 /**
  * A private temp dir with a home, a workspace and a tmp dir, and an env that
- * sees only them (SPEC SP-01…SP-03). Removed on `dispose()` or when the test
+ * sees only them (requirement SP-01…SP-03). Removed on `dispose()` or when the test
  * process exits, unless `keep: true`.
  *
  * @example
@@ -159,7 +159,7 @@ export class TestSandbox {
   }
 
   /**
-   * The paths and the env with credential-like values redacted (SPEC SP-03),
+   * The paths and the env with credential-like values redacted (requirement SP-03),
    * for failure messages. `String(sandbox.diagnostics())` gives a readable
    * multi-line report, env vars sorted by name.
    */

@@ -42,7 +42,7 @@ export type { OutputSource, OutputStream, ProcessExit, WaitResult } from './type
  * A process the test forgets to close never keeps the test runner (vitest,
  * jest, node:test) from exiting: Node is kept alive for it only while
  * `wait()`, `waitForOutput()`, `send()`, `close()` or `run()` is pending, and
- * the exit hook ends its tree when the runner exits (SPEC SP-10). A `wait()`
+ * the exit hook ends its tree when the runner exits (requirement SP-10). A `wait()`
  * without `timeoutMs` that is never awaited therefore still holds Node until
  * the process exits.
  *
@@ -76,7 +76,7 @@ export class TestProcess implements InteractiveProcess {
 
   /** @internal Use `spawnProcess()`. */
   constructor(command: string, args: readonly string[], options: ResolvedSpawn) {
-    sweepOnce(); // SPEC SP-11: what dead test processes left, on the first use
+    sweepOnce(); // requirement SP-11: what dead test processes left, on the first use
     const started = performance.now();
     this.command = command;
     this.args = args;
@@ -102,7 +102,7 @@ export class TestProcess implements InteractiveProcess {
       },
     );
 
-    this.#keepalive = new Keepalive(child); // SPEC SP-10: ref'd only while something is awaited
+    this.#keepalive = new Keepalive(child); // requirement SP-10: ref'd only while something is awaited
     this.#stdin = new ProcessStdin(
       child,
       this.#label(),

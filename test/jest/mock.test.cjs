@@ -1,7 +1,7 @@
 // A jest test file, CommonJS (VT-04): what a newcomer writes with jest.
 const { execFileSync } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
-const { createMockBinary, createSandbox } = require('../../dist/index.cjs');
+const { createMockBinary, createSandbox, spawnProcess } = require('../../dist/index.cjs');
 
 test('install() says to pass env() instead; env() reaches the program', () => {
   const git = createMockBinary('git', { responses: [{ stdout: 'mocked\n' }] });
@@ -13,6 +13,10 @@ test('install() says to pass env() instead; env() reaches the program', () => {
 test('what a test forgets to dispose is left for the exit cleanup', () => {
   const git = createMockBinary('git');
   const sb = createSandbox();
-  writeFileSync(process.env.SHIMKIT_REPORT, JSON.stringify({ dirs: [git.dir, sb.root] }));
+  const p = spawnProcess('sleep', ['60'], { sandbox: sb }); // never closed: must not keep jest alive
+  writeFileSync(
+    process.env.SHIMKIT_REPORT,
+    JSON.stringify({ dirs: [git.dir, sb.root], pid: p.pid }),
+  );
   if (process.env.SHIMKIT_HANG === '1') return new Promise(() => {}); // wait for SIGTERM
 });
