@@ -24,13 +24,7 @@ import { ProcessOutput } from './output.js';
 import { endTree, killTreeOnExit, treeGone } from './reap.js';
 import { spawnChild } from './spawn.js';
 import { ProcessStdin } from './stdin.js';
-import type {
-  InteractiveProcess,
-  OutputSource,
-  OutputStream,
-  ProcessExit,
-  WaitResult,
-} from './types.js';
+import type { OutputSource, OutputStream, ProcessExit, WaitResult } from './types.js';
 
 export type { OutputSource, OutputStream, ProcessExit, WaitResult } from './types.js';
 
@@ -52,7 +46,7 @@ export type { OutputSource, OutputStream, ProcessExit, WaitResult } from './type
  * // … talk to it …
  * const exit = await server.close(); // SIGTERM the group, SIGKILL after graceMs
  */
-export class TestProcess implements InteractiveProcess {
+export class TestProcess {
   /** The pid; on POSIX also the process group id. `0` if the OS refused to start it. */
   readonly pid: number;
   /** The command as given. */

@@ -32,7 +32,7 @@ export interface OutputStream {
 /** Which output a matcher reads: one stream, or both in the order their chunks arrived (see `output()`). */
 export type OutputSource = 'stdout' | 'stderr' | 'all';
 
-/** @internal What the interaction helpers (`respond`, `send`) need from the process they script. */
+/** What the interaction helpers (`respond`, `send`) need from the process they script (not exported). */
 export interface InteractiveProcess {
   /** Whether the process has not exited yet. */
   readonly running: boolean;
