@@ -154,7 +154,11 @@ export class FrameProxy extends EventEmitter {
       this.#frameListeners = this.listenerCount('frame') > 0;
     });
     server.on('connection', (client) => this.#accept(client));
-    this.#forgetExit = onProcessExit(() => this.#server.close());
+    // SPEC SP-10: a forgotten proxy never keeps the process alive. Traffic it
+    // forwards comes from peers that do (the test's own sockets, the processes
+    // it spawned), and a write, connect or delay in flight keeps it alive too.
+    server.unref();
+    this.#forgetExit = onProcessExit(() => this.#closeNow());
     // If this process dies where no exit hook runs, the sweep removes the socket file (SPEC SP-11).
     this.#unrecord = listen.kind === 'unix' ? recordSocket(listen.path) : () => {};
   }
@@ -213,6 +217,22 @@ export class FrameProxy extends EventEmitter {
     });
   }
 
+  /**
+   * Let the listening proxy keep the process alive, like `server.ref()`: for
+   * a process whose whole job is the proxy. By default it does not (SPEC
+   * SP-10), so a proxy a test forgot to close never holds the runner open.
+   */
+  ref(): this {
+    if (!this.#closed) this.#server.ref();
+    return this;
+  }
+
+  /** Undo `ref()`: the proxy no longer keeps the process alive (the default). */
+  unref(): this {
+    this.#server.unref();
+    return this;
+  }
+
   /** Stop accepting, close every connection, remove the socket file. Counters stay readable. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -226,6 +246,14 @@ export class FrameProxy extends EventEmitter {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** The exit hook: the same as `close()`, synchronously (closing a Unix server unlinks its file). */
+  #closeNow(): void {
+    this.#closed = true;
+    for (const connection of this.connections) connection.destroy();
+    this.#server.close();
+    this.#unrecord();
   }
 
   #notify(): void {
@@ -244,6 +272,9 @@ export class FrameProxy extends EventEmitter {
       this.#upstream.kind === 'unix'
         ? connect({ path: this.#upstream.path, allowHalfOpen: true })
         : connect({ host: this.#upstream.host, port: this.#upstream.port, allowHalfOpen: true });
+    // Neither side keeps the process alive by itself (SP-10): the peers' own sockets do.
+    client.unref();
+    upstream.unref();
     const failed = (error: Error) => {
       client.destroy();
       this.#report(new UpstreamConnectError(formatAddress(this.#upstream), id, error));
