@@ -52,7 +52,7 @@ export type { Address } from './proxy/address.js';
 export type { Clock } from './proxy/clock.js';
 export type { ProxyConnection, SeverMode } from './proxy/connection.js';
 export type { WayCount } from './proxy/counters.js';
-export { FrameTooLargeError, UpstreamConnectError } from './proxy/errors.js';
+export { FrameTooLargeError, ProxyListenError, UpstreamConnectError } from './proxy/errors.js';
 export type {
   Direction,
   FaultAction,

@@ -24,7 +24,7 @@ export class FrameTooLargeError extends ShimkitError {
   }) {
     super(
       'ERR_SHIMKIT_FRAME_TOO_LARGE',
-      `Frame ${details.frame} (${details.direction}) on proxy connection ${details.connection} declares ${details.declaredLength} bytes, more than maxFrameBytes ${details.maxFrameBytes}; the connection was closed. Raise maxFrameBytes if such frames are legitimate.`,
+      `Frame ${details.frame} (${details.direction}) on proxy connection ${details.connection} declares ${details.declaredLength} byte${details.declaredLength === 1 ? '' : 's'}, more than maxFrameBytes ${details.maxFrameBytes}; the connection was closed. Raise maxFrameBytes if such frames are legitimate.`,
     );
     this.connection = details.connection;
     this.direction = details.direction;
@@ -49,5 +49,23 @@ export class UpstreamConnectError extends ShimkitError {
     );
     this.upstream = upstream;
     this.connection = connection;
+  }
+}
+
+/**
+ * The proxy could not listen where it was told: the socket's dir does not
+ * exist or is not writable, the port is taken, the host is not this
+ * machine's. The message names the address and says what to do.
+ */
+export class ProxyListenError extends ShimkitError {
+  /** The listen address, as a socket path or `host:port`. */
+  readonly address: string;
+  /** The errno code, such as `ENOENT` or `EADDRINUSE`. */
+  readonly errno: string | undefined;
+
+  constructor(message: string, address: string, errno: string | undefined, cause: unknown) {
+    super('ERR_SHIMKIT_PROXY_LISTEN', message, { cause });
+    this.address = address;
+    this.errno = errno;
   }
 }

@@ -56,12 +56,15 @@ export const u32be: LengthPrefix = {
 
 const FRAMINGS = { u32be } as const;
 
-export function resolveFraming(value: unknown): LengthPrefix {
+/** `what` names the value in the message, e.g. ``the `framing` option of createFrameProxy()``. */
+export function resolveFraming(value: unknown, what: string): LengthPrefix {
   const name = value ?? 'u32be';
-  const framing = FRAMINGS[name as keyof typeof FRAMINGS];
+  const framing = Object.hasOwn(FRAMINGS, name as string)
+    ? FRAMINGS[name as keyof typeof FRAMINGS]
+    : undefined;
   if (!framing) {
     throw new InvalidOptionError(
-      `Expected the \`framing\` option to be ${oneOf(Object.keys(FRAMINGS))}, got ${describeValue(value)}. (u32le, u16be, lines, raw and custom framers are planned.)`,
+      `Expected ${what} to be ${oneOf(Object.keys(FRAMINGS))}, got ${describeValue(value)}. (u32le, u16be, lines, raw and custom framers are planned.)`,
     );
   }
   return framing;

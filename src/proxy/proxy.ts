@@ -5,11 +5,12 @@ import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
 import { sweepOnce } from '../internal/leftovers/sweep.js';
-import { checkOptionKeys } from '../internal/options.js';
+import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
 import {
   type Address,
   clearStaleSocket,
   formatAddress,
+  listenError,
   type ResolvedAddress,
   resolveAddress,
 } from './address.js';
@@ -165,7 +166,7 @@ export class FrameProxy extends EventEmitter {
 
   /** Frames forwarded in one direction, over all connections. */
   forwarded(direction: Way): number {
-    return this.#total[checkWay(direction)].frames;
+    return this.#total[checkWay(direction, 'proxy.forwarded()')].frames;
   }
 
   /** Frames and bytes per direction, per connection, and faults applied by kind. Readable after close. */
@@ -194,8 +195,15 @@ export class FrameProxy extends EventEmitter {
     n: number,
     options: { timeoutMs?: number } = {},
   ): Promise<void> {
-    checkWay(direction);
-    const { timeoutMs = 5000 } = options;
+    const where = 'proxy.waitForFrames()';
+    checkWay(direction, where);
+    if (!Number.isInteger(n) || n < 0) {
+      throw new InvalidOptionError(
+        `Expected the frame count of ${where} to be an integer >= 0, got ${describeValue(n)}.`,
+      );
+    }
+    checkOptionKeys(options, ['timeoutMs'], where);
+    const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, 5000);
     if (this.forwarded(direction) >= n) return;
     await new Promise<void>((resolve, reject) => {
       const check = () => {
@@ -209,7 +217,7 @@ export class FrameProxy extends EventEmitter {
         const { c2s, s2c } = this.stats();
         reject(
           new WaitTimeoutError(
-            `Proxy on ${formatAddress(this.#listen)}: waited ${timeoutMs} ms for ${n} frames ${direction}; forwarded so far: c2s ${c2s.frames}, s2c ${s2c.frames} over ${this.connections.length} connections.`,
+            `Proxy on ${formatAddress(this.#listen)}: waited ${timeoutMs} ms for ${count(n, 'frame')} ${direction}; forwarded so far: c2s ${c2s.frames}, s2c ${s2c.frames} over ${count(this.connections.length, 'connection')}.`,
           ),
         );
       }, timeoutMs);
@@ -343,6 +351,7 @@ export class FrameProxy extends EventEmitter {
  * await proxy.waitForFrames('c2s', 3);
  */
 export async function createFrameProxy(options: FrameProxyOptions): Promise<FrameProxy> {
+  const where = 'createFrameProxy()';
   checkOptionKeys(
     options,
     [
@@ -355,28 +364,30 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
       'clock',
       'queueLimitBytes',
     ],
-    'createFrameProxy()',
+    where,
   );
-  const listen = resolveAddress(options.listen, 'listen');
-  const upstream = resolveAddress(options.upstream, 'upstream');
-  const framing = resolveFraming(options.framing);
+  if (options === undefined) {
+    throw new InvalidOptionError(
+      `${where} needs options: at least \`listen\` and \`upstream\`, e.g. createFrameProxy({ listen: join(dir, 'proxy.sock'), upstream: serverPath }).`,
+    );
+  }
+  const listen = resolveAddress(options.listen, 'listen', where);
+  const upstream = resolveAddress(options.upstream, 'upstream', where);
+  const framing = resolveFraming(options.framing, `the \`framing\` option of ${where}`);
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME;
   if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 0 || maxFrameBytes > framing.maxLength) {
-    throw new InvalidOptionError(
-      `Expected the \`maxFrameBytes\` option to be an integer from 0 to ${framing.maxLength}, got ${describeValue(options.maxFrameBytes)}.`,
+    throw optionError(
+      where,
+      'maxFrameBytes',
+      `an integer from 0 to ${framing.maxLength}`,
+      options.maxFrameBytes,
     );
   }
   const seed = options.seed ?? 1;
-  if (!Number.isInteger(seed)) {
-    throw new InvalidOptionError(
-      `Expected the \`seed\` option to be an integer, got ${describeValue(seed)}.`,
-    );
-  }
+  if (!Number.isInteger(seed)) throw optionError(where, 'seed', 'an integer', seed);
   const queueLimitBytes = options.queueLimitBytes ?? 1024 * 1024;
   if (!Number.isInteger(queueLimitBytes) || queueLimitBytes < 0) {
-    throw new InvalidOptionError(
-      `Expected the \`queueLimitBytes\` option to be an integer >= 0, got ${describeValue(queueLimitBytes)}.`,
-    );
+    throw optionError(where, 'queueLimitBytes', 'an integer >= 0', queueLimitBytes);
   }
   const clock = options.clock ?? realClock;
   if (
@@ -384,8 +395,11 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
     typeof clock.setTimeout !== 'function' ||
     typeof clock.clearTimeout !== 'function'
   ) {
-    throw new InvalidOptionError(
-      'Expected the `clock` option to have now(), setTimeout(fn, ms) and clearTimeout(handle).',
+    throw optionError(
+      where,
+      'clock',
+      'an object with now(), setTimeout(fn, ms) and clearTimeout(handle), such as manualClock()',
+      clock,
     );
   }
   const rules = parseFaults(options.faults);
@@ -394,9 +408,10 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
 
   const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => reject(listenError(listen, error));
+    server.once('error', failed);
     const ready = () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     };
     if (listen.kind === 'unix') server.listen(listen.path, ready);
@@ -411,9 +426,14 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
   });
 }
 
-function checkWay(direction: unknown): Way {
+function checkWay(direction: unknown, where: string): Way {
   if (direction === 'c2s' || direction === 's2c') return direction;
   throw new InvalidOptionError(
-    `Expected a direction of "c2s" or "s2c", got ${describeValue(direction)}.`,
+    `Expected the direction of ${where} to be "c2s" or "s2c", got ${describeValue(direction)}.`,
   );
+}
+
+/** `1 frame`, `2 frames`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
