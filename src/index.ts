@@ -52,7 +52,14 @@ export type { Address } from './proxy/address.js';
 export type { Clock } from './proxy/clock.js';
 export type { ProxyConnection, SeverMode } from './proxy/connection.js';
 export type { WayCount } from './proxy/counters.js';
-export { FrameTooLargeError, ProxyListenError, UpstreamConnectError } from './proxy/errors.js';
+export { FrameDecoder, type FrameDecoderOptions } from './proxy/decoder.js';
+export {
+  FrameDecodeError,
+  FrameTooLargeError,
+  ProxyListenError,
+  StreamEndedError,
+  UpstreamConnectError,
+} from './proxy/errors.js';
 export type {
   Direction,
   FaultAction,
@@ -60,7 +67,7 @@ export type {
   FrameSelector,
   SeedFaultPlan,
 } from './proxy/faults.js';
-export { encodeFrame } from './proxy/framing.js';
+export { encodeFrame, type Framing } from './proxy/framing.js';
 export {
   createFrameProxy,
   type FaultEvent,
@@ -69,6 +76,7 @@ export {
   type FrameProxyOptions,
   type FrameProxyStats,
 } from './proxy/proxy.js';
+export { createFrameReader, FrameReader, type FrameReaderOptions } from './proxy/reader.js';
 export { ProtocolError, StateWriteError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';
 export type { ResponseSource } from './queue/types.js';

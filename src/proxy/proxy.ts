@@ -17,6 +17,7 @@ import {
 import { type Clock, realClock } from './clock.js';
 import { ProxyConnection, type SeverMode } from './connection.js';
 import { Tally, type WayCount } from './counters.js';
+import { checkMaxFrameBytes } from './decoder.js';
 import { FrameTooLargeError, UpstreamConnectError } from './errors.js';
 import {
   type FaultAction,
@@ -28,7 +29,8 @@ import {
   type SeedFaultPlan,
   type Way,
 } from './faults.js';
-import { type LengthPrefix, resolveFraming } from './framing.js';
+import { type Framing, type LengthPrefix, resolveFraming } from './framing.js';
+import { count } from './words.js';
 
 export interface FrameProxyOptions {
   /** Where clients connect: a Unix socket path, or `{ host, port }` (port 0 picks a free one). */
@@ -39,7 +41,7 @@ export interface FrameProxyOptions {
    * How frames are delimited. `'u32be'`: a 4-byte big-endian length, then the body.
    * @default 'u32be'
    */
-  framing?: 'u32be';
+  framing?: Framing;
   /**
    * A header declaring more closes that connection with a `FrameTooLargeError`.
    * @default 67108864 (64 MiB)
@@ -86,8 +88,6 @@ export interface FrameEvent {
   frame: number;
   length: number;
 }
-
-const DEFAULT_MAX_FRAME = 64 * 1024 * 1024;
 
 /**
  * A man-in-the-middle between a client and a server that parses frames and
@@ -374,15 +374,7 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
   const listen = resolveAddress(options.listen, 'listen', where);
   const upstream = resolveAddress(options.upstream, 'upstream', where);
   const framing = resolveFraming(options.framing, `the \`framing\` option of ${where}`);
-  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME;
-  if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 0 || maxFrameBytes > framing.maxLength) {
-    throw optionError(
-      where,
-      'maxFrameBytes',
-      `an integer from 0 to ${framing.maxLength}`,
-      options.maxFrameBytes,
-    );
-  }
+  const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes, framing, where);
   const seed = options.seed ?? 1;
   if (!Number.isInteger(seed)) throw optionError(where, 'seed', 'an integer', seed);
   const queueLimitBytes = options.queueLimitBytes ?? 1024 * 1024;
@@ -431,9 +423,4 @@ function checkWay(direction: unknown, where: string): Way {
   throw new InvalidOptionError(
     `Expected the direction of ${where} to be "c2s" or "s2c", got ${describeValue(direction)}.`,
   );
-}
-
-/** `1 frame`, `2 frames`. */
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
