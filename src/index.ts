@@ -50,6 +50,7 @@ export {
 } from './process/test-process.js';
 export type { Address } from './proxy/address.js';
 export type { Clock } from './proxy/clock.js';
+export { type ManualClock, type ManualClockOptions, manualClock } from './proxy/clock.js';
 export type { ProxyConnection, SeverMode } from './proxy/connection.js';
 export type { WayCount } from './proxy/counters.js';
 export { FrameDecoder, type FrameDecoderOptions } from './proxy/decoder.js';

@@ -47,28 +47,3 @@ export async function openClient(
   });
   return { socket, received };
 }
-
-/** A manual clock for `delay` faults: time moves only when the test advances it. */
-export function manualClock() {
-  let now = 1_000_000;
-  let timers: Array<{ at: number; fn: () => void; id: number }> = [];
-  let nextId = 1;
-  return {
-    now: () => now,
-    setTimeout(fn: () => void, ms: number) {
-      const id = nextId++;
-      timers.push({ at: now + ms, fn, id });
-      return id;
-    },
-    clearTimeout(id: unknown) {
-      timers = timers.filter((t) => t.id !== id);
-    },
-    pending: () => timers.length,
-    advance(ms: number) {
-      now += ms;
-      const due = timers.filter((t) => t.at <= now).sort((a, b) => a.at - b.at);
-      timers = timers.filter((t) => t.at > now);
-      for (const t of due) t.fn();
-    },
-  };
-}

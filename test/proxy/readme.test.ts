@@ -2,10 +2,9 @@
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createFrameProxy, encodeFrame } from '../../src/index.js';
+import { createFrameProxy, encodeFrame, manualClock } from '../../src/index.js';
 import { FrameCollector } from '../helpers/frames.js';
 import { testDir } from '../helpers/index.js';
-import { manualClock } from '../helpers/proxy.js';
 
 /** An echo server on a Unix socket in `dir`, closed when the test ends. */
 async function echoServer(dir: string) {
