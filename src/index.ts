@@ -48,10 +48,10 @@ export {
   TestProcess,
   type WaitResult,
 } from './process/test-process.js';
-export type { Address } from './proxy/address.js';
+export type { Address, ListenAddress, TcpAddress } from './proxy/address.js';
 export type { Clock } from './proxy/clock.js';
 export { type ManualClock, type ManualClockOptions, manualClock } from './proxy/clock.js';
-export type { ProxyConnection, SeverMode } from './proxy/connection.js';
+export { type ConnectionStats, ProxyConnection, type SeverMode } from './proxy/connection.js';
 export type { WayCount } from './proxy/counters.js';
 export { FrameDecoder, type FrameDecoderOptions } from './proxy/decoder.js';
 export {
@@ -67,6 +67,7 @@ export type {
   FaultRule,
   FrameSelector,
   SeedFaultPlan,
+  Way,
 } from './proxy/faults.js';
 export { encodeFrame, type Framing } from './proxy/framing.js';
 export {

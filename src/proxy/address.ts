@@ -5,9 +5,26 @@ import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { ProxyListenError } from './errors.js';
 
-/** Where the proxy listens or connects: a Unix socket path, or TCP host and port. */
+/**
+ * Where the proxy listens or connects: an absolute Unix socket path, or TCP
+ * host and port (`host` defaults to `'127.0.0.1'`).
+ */
 export type Address = string | { host?: string; port: number };
 
+/** A TCP address with its real port, as `proxy.address` gives it for a TCP `listen`. */
+export interface TcpAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * The type of `proxy.address` for a `listen` option of type `L`: the socket
+ * path (a string) for a path, a {@link TcpAddress} for `{ host, port }`.
+ * Either can be passed to `net.connect()` as it is.
+ */
+export type ListenAddress<L extends Address = Address> = L extends string ? string : TcpAddress;
+
+/** @internal A validated address. */
 export type ResolvedAddress =
   | { kind: 'unix'; path: string }
   | { kind: 'tcp'; host: string; port: number };

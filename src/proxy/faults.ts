@@ -3,11 +3,13 @@ import { InvalidOptionError } from '../internal/errors.js';
 
 /** Which way a frame travels: client to server, server to client, or either. */
 export type Direction = 'c2s' | 's2c' | 'both';
+/** One way a frame travels: `'c2s'` (client to server) or `'s2c'` (server to client). */
 export type Way = Exclude<Direction, 'both'>;
 
 /** Which frames a rule targets: one (1-based), every k-th, or a range (inclusive). */
 export type FrameSelector = number | { every: number } | { from: number; to?: number };
 
+/** What a fault rule does to the frames it targets (see the README's table). */
 export type FaultAction =
   | 'drop'
   | 'duplicate'
@@ -85,7 +87,7 @@ const RULE_KEYS = [
 ];
 const PLAN_KEYS = ['direction', 'drop_frame', 'sever_mid_frame', 'delay', 'duplicate_frame'];
 
-/** A validated rule with its defaults filled in. */
+/** @internal A validated rule with its defaults filled in. */
 export interface Rule {
   index: number;
   action: FaultAction;

@@ -10,12 +10,14 @@ import {
   type Address,
   clearStaleSocket,
   formatAddress,
+  type ListenAddress,
   listenError,
   type ResolvedAddress,
   resolveAddress,
+  type TcpAddress,
 } from './address.js';
 import { type Clock, realClock } from './clock.js';
-import { ProxyConnection, type SeverMode } from './connection.js';
+import { type ConnectionStats, ProxyConnection, type SeverMode } from './connection.js';
 import { Tally, type WayCount } from './counters.js';
 import { checkMaxFrameBytes } from './decoder.js';
 import { FrameTooLargeError, UpstreamConnectError } from './errors.js';
@@ -32,10 +34,21 @@ import {
 import { type Framing, type LengthPrefix, resolveFraming } from './framing.js';
 import { count } from './words.js';
 
-export interface FrameProxyOptions {
-  /** Where clients connect: a Unix socket path, or `{ host, port }` (port 0 picks a free one). */
-  listen: Address;
-  /** The real server: a Unix socket path, or `{ host, port }`. */
+/**
+ * Options of {@link createFrameProxy}. `L` is the type of `listen`; it decides
+ * the type of `proxy.address`.
+ */
+export interface FrameProxyOptions<L extends Address = Address> {
+  /**
+   * Where clients connect: an absolute Unix socket path, or `{ host, port }`
+   * (port 0 picks a free one; `host` defaults to `'127.0.0.1'`).
+   * @example join(dir, 'proxy.sock')
+   */
+  listen: L;
+  /**
+   * The real server: an absolute Unix socket path, or `{ host, port }`.
+   * @example { host: '127.0.0.1', port: server.address().port }
+   */
   upstream: Address;
   /**
    * How frames are delimited. `'u32be'`: a 4-byte big-endian length, then the body.
@@ -66,11 +79,12 @@ export interface FrameProxyOptions {
   queueLimitBytes?: number;
 }
 
+/** What `proxy.stats()` returns: totals over all connections, and each connection's own. */
 export interface FrameProxyStats {
   c2s: WayCount;
   s2c: WayCount;
   faults: Partial<Record<FaultAction, number>>;
-  connections: ReturnType<ProxyConnection['stats']>[];
+  connections: ConnectionStats[];
 }
 
 /** What a `'fault'` event carries. */
@@ -89,18 +103,35 @@ export interface FrameEvent {
   length: number;
 }
 
+/** @internal What `createFrameProxy()` hands to the proxy it made. */
+interface ProxyInit {
+  server: Server;
+  listen: ResolvedAddress;
+  upstream: ResolvedAddress;
+  rules: Rule[];
+  framing: LengthPrefix;
+  maxFrameBytes: number;
+  seed: number;
+  clock: Clock;
+  queueLimitBytes: number;
+}
+
 /**
  * A man-in-the-middle between a client and a server that parses frames and
- * injects faults on cue. Create it with {@link createFrameProxy}.
+ * injects faults on cue. Create it with {@link createFrameProxy}; `A` is the
+ * type of {@link FrameProxy.address}.
  *
  * Events: `'connection'` (ProxyConnection), `'fault'` (FaultEvent), `'frame'`
  * (FrameEvent), `'error'` (FrameTooLargeError, UpstreamConnectError — kept in
  * `errors()` too, and only emitted when someone listens, so an expected fault
  * never crashes the test), `'close'`.
  */
-export class FrameProxy extends EventEmitter {
-  /** The listen address: the socket path, or `{ host, port }` with the real port. */
-  readonly address: Address;
+export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> extends EventEmitter {
+  /**
+   * The listen address, for `net.connect(proxy.address)`: the socket path, or
+   * `{ host, port }` with the real port.
+   */
+  readonly address: A;
   /**
    * Every connection that reached the upstream, in accept order (closed ones
    * included). Its `id` counts every accepted client, so a client whose
@@ -115,39 +146,35 @@ export class FrameProxy extends EventEmitter {
   readonly #waiters = new Set<() => void>();
   readonly #forgetExit: () => void;
   readonly #unrecord: () => void;
+  readonly #settings: ProxyInit;
   #rules: Rule[];
   #frameListeners = false;
   #accepted = 0;
   #closed = false;
 
   /** @internal Use `createFrameProxy()`. */
-  constructor(
-    server: Server,
-    listen: ResolvedAddress,
-    upstream: ResolvedAddress,
-    rules: Rule[],
-    private readonly settings: {
-      framing: LengthPrefix;
-      maxFrameBytes: number;
-      seed: number;
-      clock: Clock;
-      queueLimitBytes: number;
-    },
-  ) {
+  static create<A extends string | TcpAddress>(init: ProxyInit): FrameProxy<A> {
+    return new FrameProxy<A>(init);
+  }
+
+  private constructor(init: ProxyInit) {
     super();
+    const { server, listen } = init;
+    this.#settings = init;
     this.#server = server;
     this.#listen = listen;
-    this.#upstream = upstream;
-    this.#rules = rules;
+    this.#upstream = init.upstream;
+    this.#rules = init.rules;
     this.#total = new Tally(undefined, () => this.#notify());
     const bound = server.address();
-    this.address =
+    this.address = (
       listen.kind === 'unix'
         ? listen.path
         : {
             host: listen.host,
             port: typeof bound === 'object' && bound ? bound.port : listen.port,
-          };
+          }
+    ) as A;
     this.on('newListener', (event) => {
       if (event === 'frame') this.#frameListeners = true;
     });
@@ -294,7 +321,7 @@ export class FrameProxy extends EventEmitter {
         upstream.destroy();
         return;
       }
-      const connection = new ProxyConnection(id, client, upstream, this.#host());
+      const connection = ProxyConnection.open(id, client, upstream, this.#host());
       this.connections.push(connection);
       this.emit('connection', connection);
       client.resume();
@@ -302,7 +329,7 @@ export class FrameProxy extends EventEmitter {
   }
 
   #host() {
-    const { clock, framing, maxFrameBytes, seed, queueLimitBytes } = this.settings;
+    const { clock, framing, maxFrameBytes, seed, queueLimitBytes } = this.#settings;
     const self = this;
     return {
       clock,
@@ -350,7 +377,9 @@ export class FrameProxy extends EventEmitter {
  * // point the client at proxy.address …
  * await proxy.waitForFrames('c2s', 3);
  */
-export async function createFrameProxy(options: FrameProxyOptions): Promise<FrameProxy> {
+export async function createFrameProxy<L extends Address>(
+  options: FrameProxyOptions<L>,
+): Promise<FrameProxy<ListenAddress<L>>> {
   const where = 'createFrameProxy()';
   checkOptionKeys(
     options,
@@ -409,7 +438,11 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
     if (listen.kind === 'unix') server.listen(listen.path, ready);
     else server.listen(listen.port, listen.host, ready);
   });
-  return new FrameProxy(server, listen, upstream, rules, {
+  return FrameProxy.create<ListenAddress<L>>({
+    server,
+    listen,
+    upstream,
+    rules,
     framing,
     maxFrameBytes,
     seed,

@@ -22,7 +22,11 @@ export class FrameReader {
   #error: Error | undefined;
 
   /** @internal Use `createFrameReader()`. */
-  constructor(stream: Readable, decoder: FrameDecoder) {
+  static attach(stream: Readable, decoder: FrameDecoder): FrameReader {
+    return new FrameReader(stream, decoder);
+  }
+
+  private constructor(stream: Readable, decoder: FrameDecoder) {
     this.#decoder = decoder;
     stream.on('data', (chunk: Buffer | string) => {
       if (this.#error) return;
@@ -195,5 +199,5 @@ export function createFrameReader(stream: Readable, options: FrameReaderOptions 
   // Checked here too, so that a message names this function, not the decoder.
   const framing = resolveFraming(options.framing, `the \`framing\` option of ${where}`);
   checkMaxFrameBytes(options.maxFrameBytes, framing, where);
-  return new FrameReader(stream, new FrameDecoder(options));
+  return FrameReader.attach(stream, new FrameDecoder(options));
 }

@@ -8,7 +8,7 @@ import { testDir } from './index.js';
 export interface Rig {
   dir: string;
   server: TestServer;
-  proxy: FrameProxy;
+  proxy: FrameProxy<string>;
   /** Open a client connection through the proxy; its collector reads what comes back. */
   client(): Promise<{ socket: Socket; received: FrameCollector }>;
 }
@@ -29,7 +29,7 @@ export async function rig(
     dir,
     server,
     proxy,
-    client: () => openClient(proxy.address as string),
+    client: () => openClient(proxy.address),
   };
 }
 

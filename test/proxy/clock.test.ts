@@ -75,7 +75,7 @@ describe('manualClock', () => {
       clock,
       faults: [{ action: 'delay', direction: 's2c', delayMs: 30_000 }],
     });
-    const { socket } = await openClient(proxy.address as string);
+    const { socket } = await openClient(proxy.address);
     const replies = createFrameReader(socket);
     const up = await server.nextConnection();
     up.socket.write(encodeFrame('late'));

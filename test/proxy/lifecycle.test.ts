@@ -172,7 +172,7 @@ describe('upstream unavailable', () => {
     const errors: Error[] = [];
     proxy.on('error', (e) => errors.push(e));
 
-    const first = await openClient(proxy.address as string);
+    const first = await openClient(proxy.address);
     await first.received.until((c) => c.ended || c.closed, 'the client to be closed');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(UpstreamConnectError);
@@ -187,7 +187,7 @@ describe('upstream unavailable', () => {
     const server = createServer((s) => s.pipe(s));
     await new Promise<void>((r) => server.listen(upstream, r));
     onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-    const second = await openClient(proxy.address as string);
+    const second = await openClient(proxy.address);
     second.socket.write(frame('echo'));
     await second.received.frameCount(1);
     expect(second.received.texts()).toEqual(['echo']);

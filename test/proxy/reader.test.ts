@@ -159,7 +159,7 @@ describe('createFrameReader', () => {
       upstream: await echoServer(dir),
       faults: [{ action: 'drop', direction: 'c2s', frame: 2 }],
     });
-    const socket = await client(proxy.address as string);
+    const socket = await client(proxy.address);
     const replies = createFrameReader(socket);
     socket.write(Buffer.concat(['one', 'two', 'three'].map((t) => encodeFrame(t))));
     const frames = await replies.waitForFrames(2);
@@ -178,7 +178,7 @@ describe('createFrameReader', () => {
       upstream: await echoServer(dir),
       faults: [{ action: 'sever-mid-frame', direction: 's2c', frame: 2, keepBytes: 3 }],
     });
-    const socket = await client(proxy.address as string);
+    const socket = await client(proxy.address);
     const replies = createFrameReader(socket);
     socket.write(Buffer.concat([encodeFrame('first'), encodeFrame('second')]));
     const error = await replies.waitForFrames(2, { timeoutMs: 30_000 }).catch((e: unknown) => e);
