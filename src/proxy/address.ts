@@ -29,13 +29,13 @@ export type ResolvedAddress =
   | { kind: 'unix'; path: string }
   | { kind: 'tcp'; host: string; port: number };
 
-/** Bytes a Unix socket path may have, without its terminating NUL (sun_path is 108 on Linux, 104 elsewhere). */
+/** @internal Bytes a Unix socket path may have, without its terminating NUL (sun_path is 108 on Linux, 104 elsewhere). */
 export function socketPathLimit(platform: NodeJS.Platform): number {
   return platform === 'linux' || platform === 'android' ? 107 : 103;
 }
 
 /**
- * Validate the `listen` or `upstream` option of `where` (e.g. `createFrameProxy()`).
+ * @internal Validate the `listen` or `upstream` option of `where` (e.g. `createFrameProxy()`).
  * A socket path must be absolute: a relative one would follow the cwd, which
  * tests change, and the exit cleanup and the leftover sweep must find it again.
  */
@@ -100,11 +100,12 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/** @internal */
 export function formatAddress(address: ResolvedAddress): string {
   return address.kind === 'unix' ? address.path : `${address.host}:${address.port}`;
 }
 
-/** Why `server.listen()` failed, in words that say what to do. */
+/** @internal Why `server.listen()` failed, in words that say what to do. */
 export function listenError(address: ResolvedAddress, cause: unknown): ProxyListenError {
   const errno = (cause as NodeJS.ErrnoException | undefined)?.code;
   const where = formatAddress(address);
@@ -133,7 +134,7 @@ export function listenError(address: ResolvedAddress, cause: unknown): ProxyList
 }
 
 /**
- * Make a Unix listen path usable: nothing there is fine; a dead socket left by
+ * @internal Make a Unix listen path usable: nothing there is fine; a dead socket left by
  * a crashed process is removed; a live socket or any other file is an error.
  */
 export async function clearStaleSocket(path: string): Promise<void> {
