@@ -125,6 +125,11 @@ interface ProxyInit {
  * (FrameEvent), `'error'` (FrameTooLargeError, UpstreamConnectError — kept in
  * `errors()` too, and only emitted when someone listens, so an expected fault
  * never crashes the test), `'close'`.
+ *
+ * Neither the listening proxy nor its side of a connection keeps the process
+ * alive (SPEC SP-10): a proxy a test forgot to close never holds the runner
+ * open, and the exit cleanup still closes it and removes its socket file.
+ * Traffic keeps flowing while the peers' own sockets keep the process alive.
  */
 export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> extends EventEmitter {
   /**
@@ -366,7 +371,10 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
 }
 
 /**
- * Start a frame proxy. Resolves once it is listening.
+ * Start a frame proxy. Resolves once it is listening; rejects with an
+ * `InvalidOptionError` for a bad option and a `ProxyListenError` when it
+ * cannot listen there. The proxy does not keep the process alive by itself
+ * (see `ref()`), and is closed if the process exits first.
  *
  * @example
  * await using proxy = await createFrameProxy({
@@ -374,7 +382,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
  *   upstream: join(dir, 'server.sock'),
  *   faults: [{ action: 'drop', direction: 'c2s', frame: 2 }],
  * });
- * // point the client at proxy.address …
+ * const client = connect(proxy.address); // a string here: `listen` was a path
  * await proxy.waitForFrames('c2s', 3);
  */
 export async function createFrameProxy<L extends Address>(
