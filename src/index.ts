@@ -54,19 +54,28 @@ export {
   TestProcess,
   type WaitResult,
 } from './process/test-process.js';
-export type { Address } from './proxy/address.js';
+export type { Address, ListenAddress, TcpAddress } from './proxy/address.js';
 export type { Clock } from './proxy/clock.js';
-export type { ProxyConnection, SeverMode } from './proxy/connection.js';
+export { type ManualClock, type ManualClockOptions, manualClock } from './proxy/clock.js';
+export { type ConnectionStats, ProxyConnection, type SeverMode } from './proxy/connection.js';
 export type { WayCount } from './proxy/counters.js';
-export { FrameTooLargeError, UpstreamConnectError } from './proxy/errors.js';
+export { FrameDecoder, type FrameDecoderOptions } from './proxy/decoder.js';
+export {
+  FrameDecodeError,
+  FrameTooLargeError,
+  ProxyListenError,
+  StreamEndedError,
+  UpstreamConnectError,
+} from './proxy/errors.js';
 export type {
   Direction,
   FaultAction,
   FaultRule,
   FrameSelector,
   SeedFaultPlan,
+  Way,
 } from './proxy/faults.js';
-export { encodeFrame } from './proxy/framing.js';
+export { encodeFrame, type Framing } from './proxy/framing.js';
 export {
   createFrameProxy,
   type FaultEvent,
@@ -75,6 +84,7 @@ export {
   type FrameProxyOptions,
   type FrameProxyStats,
 } from './proxy/proxy.js';
+export { createFrameReader, FrameReader, type FrameReaderOptions } from './proxy/reader.js';
 export { ProtocolError, StateWriteError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';
 export type { ResponseSource } from './queue/types.js';

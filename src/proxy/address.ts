@@ -1,35 +1,72 @@
 import { existsSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
+import { basename, dirname, posix, win32 } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import { ProxyListenError } from './errors.js';
 
-/** Where the proxy listens or connects: a Unix socket path, or TCP host and port. */
+/**
+ * Where the proxy listens or connects: an absolute Unix socket path, or TCP
+ * host and port (`host` defaults to `'127.0.0.1'`).
+ */
 export type Address = string | { host?: string; port: number };
 
+/** A TCP address with its real port, as `proxy.address` gives it for a TCP `listen`. */
+export interface TcpAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * The type of `proxy.address` for a `listen` option of type `L`: the socket
+ * path (a string) for a path, a {@link TcpAddress} for `{ host, port }`.
+ * Either can be passed to `net.connect()` as it is.
+ */
+export type ListenAddress<L extends Address = Address> = L extends string ? string : TcpAddress;
+
+/** @internal A validated address. */
 export type ResolvedAddress =
   | { kind: 'unix'; path: string }
   | { kind: 'tcp'; host: string; port: number };
 
-/** Bytes a Unix socket path may have, without its terminating NUL (sun_path is 108 on Linux, 104 elsewhere). */
+/** @internal Bytes a Unix socket path may have, without its terminating NUL (sun_path is 108 on Linux, 104 elsewhere). */
 export function socketPathLimit(platform: NodeJS.Platform): number {
   return platform === 'linux' || platform === 'android' ? 107 : 103;
 }
 
+/**
+ * @internal Validate the `listen` or `upstream` option of `where` (e.g. `createFrameProxy()`).
+ * A socket path must be absolute: a relative one would follow the cwd, which
+ * tests change, and the exit cleanup and the leftover sweep must find it again.
+ */
 export function resolveAddress(
   value: unknown,
   option: 'listen' | 'upstream',
+  where = 'createFrameProxy()',
   platform: NodeJS.Platform = process.platform,
 ): ResolvedAddress {
-  const expected = 'a Unix socket path or { host, port }';
+  const expected = 'an absolute Unix socket path or { host, port }';
+  const the = `the \`${option}\` option of ${where}`;
+  if (value === undefined) {
+    throw new InvalidOptionError(
+      `Missing ${the}: pass ${expected}${option === 'listen' ? ' (port 0 picks a free port)' : ''}.`,
+    );
+  }
   if (typeof value === 'string') {
     if (value === '' || value.includes('\0')) {
       throw new InvalidOptionError(
-        `Expected the \`${option}\` option to be ${expected}, got ${describeValue(value)}.`,
+        `Expected ${the} to be ${expected}, got ${describeValue(value)}.`,
       );
     }
     if (/^\\\\[.?]\\pipe\\/i.test(value)) {
       throw new InvalidOptionError(
-        `The \`${option}\` option ${JSON.stringify(value)} is a Windows named pipe; this version of the proxy supports Unix sockets and TCP.`,
+        `${capitalize(the)} ${JSON.stringify(value)} is a Windows named pipe; this version of the proxy supports Unix sockets and TCP.`,
+      );
+    }
+    const absolute = platform === 'win32' ? win32.isAbsolute : posix.isAbsolute;
+    if (!absolute(value)) {
+      throw new InvalidOptionError(
+        `Expected ${the} to be an absolute socket path, got ${describeValue(value)}: a relative path follows the cwd. Pass an absolute path, such as join(dir, ${JSON.stringify(basename(value) || 'proxy.sock')}) with dir from mkdtemp.`,
       );
     }
     const bytes = Buffer.byteLength(value);
@@ -46,27 +83,58 @@ export function resolveAddress(
     const portOk = Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65535;
     if (!portOk || typeof host !== 'string' || host === '') {
       throw new InvalidOptionError(
-        `Expected the \`${option}\` option to be ${expected} with a port from 0 to 65535, got ${describeValue(value)}.`,
+        `Expected ${the} to be ${expected} with a port from 0 to 65535, got ${describeValue(value)}.`,
       );
     }
     if (option === 'upstream' && port === 0) {
       throw new InvalidOptionError(
-        'The `upstream` option needs the real port of the server, not 0.',
+        `The \`upstream\` option of ${where} needs the real port of the server, not 0.`,
       );
     }
     return { kind: 'tcp', host, port: port as number };
   }
-  throw new InvalidOptionError(
-    `Expected the \`${option}\` option to be ${expected}, got ${describeValue(value)}.`,
-  );
+  throw new InvalidOptionError(`Expected ${the} to be ${expected}, got ${describeValue(value)}.`);
 }
 
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** @internal */
 export function formatAddress(address: ResolvedAddress): string {
   return address.kind === 'unix' ? address.path : `${address.host}:${address.port}`;
 }
 
+/** @internal Why `server.listen()` failed, in words that say what to do. */
+export function listenError(address: ResolvedAddress, cause: unknown): ProxyListenError {
+  const errno = (cause as NodeJS.ErrnoException | undefined)?.code;
+  const where = formatAddress(address);
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  let message = `Cannot listen on ${where}: ${reason}.`;
+  if (address.kind === 'unix') {
+    const dir = dirname(address.path);
+    if (errno === 'ENOTDIR') {
+      message = `Cannot listen on ${where}: ${dir} is not a dir, or a part of it is not (ENOTDIR). Listen in a dir made with mkdtemp.`;
+    } else if ((errno === 'ENOENT' || errno === 'EACCES') && !existsSync(dir)) {
+      // libuv reports a missing dir as EACCES, as Windows does.
+      message = `Cannot listen on ${where}: the dir ${dir} does not exist (${errno}). Create it first (mkdirSync(dir, { recursive: true })), or listen in a dir made with mkdtemp.`;
+    } else if (errno === 'EACCES' || errno === 'EPERM' || errno === 'EROFS') {
+      message = `Cannot listen on ${where}: no permission to create a socket in ${dir} (${errno}). Listen in a dir you can write, such as one made with mkdtemp.`;
+    } else if (errno === 'EADDRINUSE') {
+      message = `Cannot listen on ${where}: another process started listening there (EADDRINUSE). Use a path of this test's own, in a dir made with mkdtemp.`;
+    }
+  } else if (errno === 'EADDRINUSE') {
+    message = `Cannot listen on ${where}: the port is in use (EADDRINUSE). Use port 0 to pick a free one, then connect to proxy.address.`;
+  } else if (errno === 'EACCES' || errno === 'EPERM') {
+    message = `Cannot listen on ${where}: permission denied (${errno}); ports below 1024 need privileges. Use port 0 to pick a free one.`;
+  } else if (errno === 'EADDRNOTAVAIL' || errno === 'ENOTFOUND' || errno === 'EAI_AGAIN') {
+    message = `Cannot listen on ${where}: the host is not an address of this machine (${errno}). Use a local one, such as 127.0.0.1.`;
+  }
+  return new ProxyListenError(message, where, errno, cause);
+}
+
 /**
- * Make a Unix listen path usable: nothing there is fine; a dead socket left by
+ * @internal Make a Unix listen path usable: nothing there is fine; a dead socket left by
  * a crashed process is removed; a live socket or any other file is an error.
  */
 export async function clearStaleSocket(path: string): Promise<void> {

@@ -9,7 +9,7 @@ import { Pump, type PumpContext } from './pump.js';
 /** How a connection is closed on cue: FIN (a clean end) or RST (a reset, where the transport has one). */
 export type SeverMode = 'fin' | 'rst';
 
-/** What a connection needs from its proxy. */
+/** @internal What a connection needs from its proxy. */
 export interface ConnectionHost {
   clock: Clock;
   framing: LengthPrefix;
@@ -24,7 +24,18 @@ export interface ConnectionHost {
   onFrame: ((connection: number, way: Way, frame: number, length: number) => void) | undefined;
 }
 
-/** One client connection and its upstream twin. */
+/** What `connection.stats()` returns: frames and bytes per direction and faults by kind, on one connection. */
+export interface ConnectionStats {
+  /** 1-based, in accept order. */
+  id: number;
+  /** Whether either socket was still open. */
+  open: boolean;
+  c2s: WayCount;
+  s2c: WayCount;
+  faults: Partial<Record<FaultAction, number>>;
+}
+
+/** One client connection and its upstream twin, as `proxy.connections` and the `'connection'` event give it. */
 export class ProxyConnection {
   /** 1-based, in accept order. */
   readonly id: number;
@@ -36,8 +47,12 @@ export class ProxyConnection {
   #open = true;
   #closing = false;
 
-  /** @internal */
-  constructor(id: number, client: Socket, upstream: Socket, host: ConnectionHost) {
+  /** @internal The proxy accepted `client` and reached `upstream` for it. */
+  static open(id: number, client: Socket, upstream: Socket, host: ConnectionHost): ProxyConnection {
+    return new ProxyConnection(id, client, upstream, host);
+  }
+
+  private constructor(id: number, client: Socket, upstream: Socket, host: ConnectionHost) {
     this.id = id;
     this.#client = client;
     this.#upstream = upstream;
@@ -112,13 +127,7 @@ export class ProxyConnection {
   }
 
   /** Frames and bytes per direction and faults by kind, on this connection. */
-  stats(): {
-    id: number;
-    open: boolean;
-    c2s: WayCount;
-    s2c: WayCount;
-    faults: Partial<Record<FaultAction, number>>;
-  } {
+  stats(): ConnectionStats {
     return { id: this.id, open: this.#open, ...this.#tally.snapshot() };
   }
 

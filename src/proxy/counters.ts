@@ -1,5 +1,6 @@
 import type { FaultAction, Way } from './faults.js';
 
+/** Frames and bytes forwarded one way. */
 export interface WayCount {
   /** Whole frames forwarded. */
   frames: number;
@@ -8,7 +9,7 @@ export interface WayCount {
 }
 
 /**
- * Frames and bytes forwarded per direction, and faults applied by kind.
+ * @internal Frames and bytes forwarded per direction, and faults applied by kind.
  * A connection's tally also adds into the proxy's, so totals need no sum.
  */
 export class Tally {

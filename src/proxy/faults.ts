@@ -3,11 +3,13 @@ import { InvalidOptionError } from '../internal/errors.js';
 
 /** Which way a frame travels: client to server, server to client, or either. */
 export type Direction = 'c2s' | 's2c' | 'both';
+/** One way a frame travels: `'c2s'` (client to server) or `'s2c'` (server to client). */
 export type Way = Exclude<Direction, 'both'>;
 
 /** Which frames a rule targets: one (1-based), every k-th, or a range (inclusive). */
 export type FrameSelector = number | { every: number } | { from: number; to?: number };
 
+/** What a fault rule does to the frames it targets (see the README's table). */
 export type FaultAction =
   | 'drop'
   | 'duplicate'
@@ -61,6 +63,7 @@ export interface SeedFaultPlan {
   duplicate_frame?: number;
 }
 
+/** @internal */
 export const ACTIONS: readonly FaultAction[] = [
   'drop',
   'duplicate',
@@ -85,7 +88,7 @@ const RULE_KEYS = [
 ];
 const PLAN_KEYS = ['direction', 'drop_frame', 'sever_mid_frame', 'delay', 'duplicate_frame'];
 
-/** A validated rule with its defaults filled in. */
+/** @internal A validated rule with its defaults filled in. */
 export interface Rule {
   index: number;
   action: FaultAction;
@@ -98,7 +101,7 @@ export interface Rule {
   keepBytes: number | undefined;
 }
 
-/** Validate rules or a seed plan, naming the option, the value and the accepted set. */
+/** @internal Validate rules or a seed plan, naming the option, the value and the accepted set. */
 export function parseFaults(faults: unknown, where = 'faults'): Rule[] {
   if (faults === undefined) return [];
   if (Array.isArray(faults)) return faults.map((rule, i) => parseRule(rule, i, `${where}[${i}]`));
@@ -221,7 +224,7 @@ function fromSeedPlan(plan: Record<string, unknown>, where: string): FaultRule[]
   return rules; // a plan with a direction and no fault forwards everything
 }
 
-/** `50`, `"50ms"`, `"1.5s"` → milliseconds. */
+/** @internal `50`, `"50ms"`, `"1.5s"` → milliseconds. */
 export function parseDuration(value: unknown, where: string): number {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
   const match = typeof value === 'string' ? /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value.trim()) : null;
@@ -251,7 +254,7 @@ function isPositiveInt(value: unknown): boolean {
 }
 
 /**
- * The first rule that hits this frame, or undefined. A probability draw is a
+ * @internal The first rule that hits this frame, or undefined. A probability draw is a
  * pure function of (seed, rule, connection, direction, frame), so the same
  * seed and traffic give the same faults however the two directions interleave.
  */
@@ -277,7 +280,7 @@ export function matchRule(
   return undefined;
 }
 
-/** A uniform number in [0, 1) from a hash of the inputs (deterministic). */
+/** @internal A uniform number in [0, 1) from a hash of the inputs (deterministic). */
 export function draw(...inputs: number[]): number {
   let h = 0x9e3779b9;
   for (const input of inputs) {
@@ -292,7 +295,7 @@ export function draw(...inputs: number[]): number {
   return (h >>> 0) / 4294967296;
 }
 
-/** Whether any rule could hit this connection in this direction (skips matching on the fast path). */
+/** @internal Whether any rule could hit this connection in this direction (skips matching on the fast path). */
 export function mayHit(rules: readonly Rule[], way: Way, connection: number): boolean {
   return rules.some(
     (r) => r.ways.has(way) && (r.connection === undefined || r.connection === connection),

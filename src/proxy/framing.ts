@@ -2,9 +2,15 @@ import { describeValue, oneOf } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 
 /**
- * Length-prefixed framings: a fixed-size header that holds the body length.
- * The proxy reads only headers as bytes pass; bodies are never copied unless
- * a fault targets their frame.
+ * How frames are delimited on the wire. `'u32be'`: a 4-byte big-endian
+ * length, then that many bytes of body.
+ */
+export type Framing = 'u32be';
+
+/**
+ * @internal Length-prefixed framings: a fixed-size header that holds the body
+ * length. The proxy reads only headers as bytes pass; bodies are never copied
+ * unless a fault targets their frame.
  */
 export interface LengthPrefix {
   name: 'u32be';
@@ -21,6 +27,7 @@ export interface LengthPrefix {
   write(length: number): Buffer;
 }
 
+/** @internal */
 export const u32be: LengthPrefix = {
   name: 'u32be',
   headerBytes: 4,
@@ -56,18 +63,39 @@ export const u32be: LengthPrefix = {
 
 const FRAMINGS = { u32be } as const;
 
-export function resolveFraming(value: unknown): LengthPrefix {
+/** @internal `what` names the value in the message, e.g. ``the `framing` option of createFrameProxy()``. */
+export function resolveFraming(value: unknown, what: string): LengthPrefix {
   const name = value ?? 'u32be';
-  const framing = FRAMINGS[name as keyof typeof FRAMINGS];
+  const framing = Object.hasOwn(FRAMINGS, name as string)
+    ? FRAMINGS[name as keyof typeof FRAMINGS]
+    : undefined;
   if (!framing) {
     throw new InvalidOptionError(
-      `Expected the \`framing\` option to be ${oneOf(Object.keys(FRAMINGS))}, got ${describeValue(value)}. (u32le, u16be, lines, raw and custom framers are planned.)`,
+      `Expected ${what} to be ${oneOf(Object.keys(FRAMINGS))}, got ${describeValue(value)}. (u32le, u16be, lines, raw and custom framers are planned.)`,
     );
   }
   return framing;
 }
 
-/** Encode one frame: header + body. */
-export function encodeFrame(body: Uint8Array, framing: LengthPrefix = u32be): Buffer {
-  return Buffer.concat([framing.write(body.length), body]);
+/**
+ * Encode one frame: the header, then the body. Strings are encoded as UTF-8.
+ *
+ * @example
+ * client.write(encodeFrame('ping'));                       // 00 00 00 04 70 69 6e 67
+ * client.write(Buffer.concat([encodeFrame('a'), encodeFrame(Buffer.from([1, 2]))]));
+ */
+export function encodeFrame(body: Uint8Array | string, framing: Framing = 'u32be'): Buffer {
+  const prefix = resolveFraming(framing, 'the `framing` argument of encodeFrame()');
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (!(bytes instanceof Uint8Array)) {
+    throw new InvalidOptionError(
+      `Expected the body passed to encodeFrame() to be a Buffer, a Uint8Array or a string, got ${describeValue(body)}.`,
+    );
+  }
+  if (bytes.length > prefix.maxLength) {
+    throw new InvalidOptionError(
+      `encodeFrame(): a body of ${bytes.length} bytes does not fit a ${framing} header (at most ${prefix.maxLength}).`,
+    );
+  }
+  return Buffer.concat([prefix.write(bytes.length), bytes]);
 }

@@ -11,7 +11,7 @@ interface Item {
 }
 
 /**
- * What one direction of a connection writes to its destination, in order.
+ * @internal What one direction of a connection writes to its destination, in order.
  * Untouched bytes go straight to `write()`; a delayed frame and everything
  * behind it wait in a FIFO queue. Backpressure runs end to end: when the
  * destination is full, or the queue holds more than `limit` bytes, the source

@@ -5,17 +5,21 @@ import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
 import { sweepOnce } from '../internal/leftovers/sweep.js';
-import { checkOptionKeys } from '../internal/options.js';
+import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
 import {
   type Address,
   clearStaleSocket,
   formatAddress,
+  type ListenAddress,
+  listenError,
   type ResolvedAddress,
   resolveAddress,
+  type TcpAddress,
 } from './address.js';
 import { type Clock, realClock } from './clock.js';
-import { ProxyConnection, type SeverMode } from './connection.js';
+import { type ConnectionStats, ProxyConnection, type SeverMode } from './connection.js';
 import { Tally, type WayCount } from './counters.js';
+import { checkMaxFrameBytes } from './decoder.js';
 import { FrameTooLargeError, UpstreamConnectError } from './errors.js';
 import {
   type FaultAction,
@@ -27,18 +31,30 @@ import {
   type SeedFaultPlan,
   type Way,
 } from './faults.js';
-import { type LengthPrefix, resolveFraming } from './framing.js';
+import { type Framing, type LengthPrefix, resolveFraming } from './framing.js';
+import { count } from './words.js';
 
-export interface FrameProxyOptions {
-  /** Where clients connect: a Unix socket path, or `{ host, port }` (port 0 picks a free one). */
-  listen: Address;
-  /** The real server: a Unix socket path, or `{ host, port }`. */
+/**
+ * Options of {@link createFrameProxy}. `L` is the type of `listen`; it decides
+ * the type of `proxy.address`.
+ */
+export interface FrameProxyOptions<L extends Address = Address> {
+  /**
+   * Where clients connect: an absolute Unix socket path, or `{ host, port }`
+   * (port 0 picks a free one; `host` defaults to `'127.0.0.1'`).
+   * @example join(dir, 'proxy.sock')
+   */
+  listen: L;
+  /**
+   * The real server: an absolute Unix socket path, or `{ host, port }`.
+   * @example { host: '127.0.0.1', port: server.address().port }
+   */
   upstream: Address;
   /**
    * How frames are delimited. `'u32be'`: a 4-byte big-endian length, then the body.
    * @default 'u32be'
    */
-  framing?: 'u32be';
+  framing?: Framing;
   /**
    * A header declaring more closes that connection with a `FrameTooLargeError`.
    * @default 67108864 (64 MiB)
@@ -63,11 +79,12 @@ export interface FrameProxyOptions {
   queueLimitBytes?: number;
 }
 
+/** What `proxy.stats()` returns: totals over all connections, and each connection's own. */
 export interface FrameProxyStats {
   c2s: WayCount;
   s2c: WayCount;
   faults: Partial<Record<FaultAction, number>>;
-  connections: ReturnType<ProxyConnection['stats']>[];
+  connections: ConnectionStats[];
 }
 
 /** What a `'fault'` event carries. */
@@ -86,20 +103,40 @@ export interface FrameEvent {
   length: number;
 }
 
-const DEFAULT_MAX_FRAME = 64 * 1024 * 1024;
+/** @internal What `createFrameProxy()` hands to the proxy it made. */
+interface ProxyInit {
+  server: Server;
+  listen: ResolvedAddress;
+  upstream: ResolvedAddress;
+  rules: Rule[];
+  framing: LengthPrefix;
+  maxFrameBytes: number;
+  seed: number;
+  clock: Clock;
+  queueLimitBytes: number;
+}
 
 /**
  * A man-in-the-middle between a client and a server that parses frames and
- * injects faults on cue. Create it with {@link createFrameProxy}.
+ * injects faults on cue. Create it with {@link createFrameProxy}; `A` is the
+ * type of {@link FrameProxy.address}.
  *
  * Events: `'connection'` (ProxyConnection), `'fault'` (FaultEvent), `'frame'`
  * (FrameEvent), `'error'` (FrameTooLargeError, UpstreamConnectError — kept in
  * `errors()` too, and only emitted when someone listens, so an expected fault
  * never crashes the test), `'close'`.
+ *
+ * Neither the listening proxy nor its side of a connection keeps the process
+ * alive (SPEC SP-10): a proxy a test forgot to close never holds the runner
+ * open, and the exit cleanup still closes it and removes its socket file.
+ * Traffic keeps flowing while the peers' own sockets keep the process alive.
  */
-export class FrameProxy extends EventEmitter {
-  /** The listen address: the socket path, or `{ host, port }` with the real port. */
-  readonly address: Address;
+export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> extends EventEmitter {
+  /**
+   * The listen address, for `net.connect(proxy.address)`: the socket path, or
+   * `{ host, port }` with the real port.
+   */
+  readonly address: A;
   /**
    * Every connection that reached the upstream, in accept order (closed ones
    * included). Its `id` counts every accepted client, so a client whose
@@ -114,39 +151,35 @@ export class FrameProxy extends EventEmitter {
   readonly #waiters = new Set<() => void>();
   readonly #forgetExit: () => void;
   readonly #unrecord: () => void;
+  readonly #settings: ProxyInit;
   #rules: Rule[];
   #frameListeners = false;
   #accepted = 0;
   #closed = false;
 
   /** @internal Use `createFrameProxy()`. */
-  constructor(
-    server: Server,
-    listen: ResolvedAddress,
-    upstream: ResolvedAddress,
-    rules: Rule[],
-    private readonly settings: {
-      framing: LengthPrefix;
-      maxFrameBytes: number;
-      seed: number;
-      clock: Clock;
-      queueLimitBytes: number;
-    },
-  ) {
+  static create<A extends string | TcpAddress>(init: ProxyInit): FrameProxy<A> {
+    return new FrameProxy<A>(init);
+  }
+
+  private constructor(init: ProxyInit) {
     super();
+    const { server, listen } = init;
+    this.#settings = init;
     this.#server = server;
     this.#listen = listen;
-    this.#upstream = upstream;
-    this.#rules = rules;
+    this.#upstream = init.upstream;
+    this.#rules = init.rules;
     this.#total = new Tally(undefined, () => this.#notify());
     const bound = server.address();
-    this.address =
+    this.address = (
       listen.kind === 'unix'
         ? listen.path
         : {
             host: listen.host,
             port: typeof bound === 'object' && bound ? bound.port : listen.port,
-          };
+          }
+    ) as A;
     this.on('newListener', (event) => {
       if (event === 'frame') this.#frameListeners = true;
     });
@@ -154,14 +187,18 @@ export class FrameProxy extends EventEmitter {
       this.#frameListeners = this.listenerCount('frame') > 0;
     });
     server.on('connection', (client) => this.#accept(client));
-    this.#forgetExit = onProcessExit(() => this.#server.close());
+    // SPEC SP-10: a forgotten proxy never keeps the process alive. Traffic it
+    // forwards comes from peers that do (the test's own sockets, the processes
+    // it spawned), and a write, connect or delay in flight keeps it alive too.
+    server.unref();
+    this.#forgetExit = onProcessExit(() => this.#closeNow());
     // If this process dies where no exit hook runs, the sweep removes the socket file (SPEC SP-11).
     this.#unrecord = listen.kind === 'unix' ? recordSocket(listen.path) : () => {};
   }
 
   /** Frames forwarded in one direction, over all connections. */
   forwarded(direction: Way): number {
-    return this.#total[checkWay(direction)].frames;
+    return this.#total[checkWay(direction, 'proxy.forwarded()')].frames;
   }
 
   /** Frames and bytes per direction, per connection, and faults applied by kind. Readable after close. */
@@ -190,8 +227,15 @@ export class FrameProxy extends EventEmitter {
     n: number,
     options: { timeoutMs?: number } = {},
   ): Promise<void> {
-    checkWay(direction);
-    const { timeoutMs = 5000 } = options;
+    const where = 'proxy.waitForFrames()';
+    checkWay(direction, where);
+    if (!Number.isInteger(n) || n < 0) {
+      throw new InvalidOptionError(
+        `Expected the frame count of ${where} to be an integer >= 0, got ${describeValue(n)}.`,
+      );
+    }
+    checkOptionKeys(options, ['timeoutMs'], where);
+    const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, 5000);
     if (this.forwarded(direction) >= n) return;
     await new Promise<void>((resolve, reject) => {
       const check = () => {
@@ -205,12 +249,28 @@ export class FrameProxy extends EventEmitter {
         const { c2s, s2c } = this.stats();
         reject(
           new WaitTimeoutError(
-            `Proxy on ${formatAddress(this.#listen)}: waited ${timeoutMs} ms for ${n} frames ${direction}; forwarded so far: c2s ${c2s.frames}, s2c ${s2c.frames} over ${this.connections.length} connections.`,
+            `Proxy on ${formatAddress(this.#listen)}: waited ${timeoutMs} ms for ${count(n, 'frame')} ${direction}; forwarded so far: c2s ${c2s.frames}, s2c ${s2c.frames} over ${count(this.connections.length, 'connection')}.`,
           ),
         );
       }, timeoutMs);
       this.#waiters.add(check);
     });
+  }
+
+  /**
+   * Let the listening proxy keep the process alive, like `server.ref()`: for
+   * a process whose whole job is the proxy. By default it does not (SPEC
+   * SP-10), so a proxy a test forgot to close never holds the runner open.
+   */
+  ref(): this {
+    if (!this.#closed) this.#server.ref();
+    return this;
+  }
+
+  /** Undo `ref()`: the proxy no longer keeps the process alive (the default). */
+  unref(): this {
+    this.#server.unref();
+    return this;
   }
 
   /** Stop accepting, close every connection, remove the socket file. Counters stay readable. */
@@ -226,6 +286,14 @@ export class FrameProxy extends EventEmitter {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** The exit hook: the same as `close()`, synchronously (closing a Unix server unlinks its file). */
+  #closeNow(): void {
+    this.#closed = true;
+    for (const connection of this.connections) connection.destroy();
+    this.#server.close();
+    this.#unrecord();
   }
 
   #notify(): void {
@@ -244,6 +312,9 @@ export class FrameProxy extends EventEmitter {
       this.#upstream.kind === 'unix'
         ? connect({ path: this.#upstream.path, allowHalfOpen: true })
         : connect({ host: this.#upstream.host, port: this.#upstream.port, allowHalfOpen: true });
+    // Neither side keeps the process alive by itself (SP-10): the peers' own sockets do.
+    client.unref();
+    upstream.unref();
     const failed = (error: Error) => {
       client.destroy();
       this.#report(new UpstreamConnectError(formatAddress(this.#upstream), id, error));
@@ -255,7 +326,7 @@ export class FrameProxy extends EventEmitter {
         upstream.destroy();
         return;
       }
-      const connection = new ProxyConnection(id, client, upstream, this.#host());
+      const connection = ProxyConnection.open(id, client, upstream, this.#host());
       this.connections.push(connection);
       this.emit('connection', connection);
       client.resume();
@@ -263,7 +334,7 @@ export class FrameProxy extends EventEmitter {
   }
 
   #host() {
-    const { clock, framing, maxFrameBytes, seed, queueLimitBytes } = this.settings;
+    const { clock, framing, maxFrameBytes, seed, queueLimitBytes } = this.#settings;
     const self = this;
     return {
       clock,
@@ -300,7 +371,10 @@ export class FrameProxy extends EventEmitter {
 }
 
 /**
- * Start a frame proxy. Resolves once it is listening.
+ * Start a frame proxy. Resolves once it is listening; rejects with an
+ * `InvalidOptionError` for a bad option and a `ProxyListenError` when it
+ * cannot listen there. The proxy does not keep the process alive by itself
+ * (see `ref()`), and is closed if the process exits first.
  *
  * @example
  * await using proxy = await createFrameProxy({
@@ -308,10 +382,13 @@ export class FrameProxy extends EventEmitter {
  *   upstream: join(dir, 'server.sock'),
  *   faults: [{ action: 'drop', direction: 'c2s', frame: 2 }],
  * });
- * // point the client at proxy.address …
+ * const client = connect(proxy.address); // a string here: `listen` was a path
  * await proxy.waitForFrames('c2s', 3);
  */
-export async function createFrameProxy(options: FrameProxyOptions): Promise<FrameProxy> {
+export async function createFrameProxy<L extends Address>(
+  options: FrameProxyOptions<L>,
+): Promise<FrameProxy<ListenAddress<L>>> {
+  const where = 'createFrameProxy()';
   checkOptionKeys(
     options,
     [
@@ -324,28 +401,22 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
       'clock',
       'queueLimitBytes',
     ],
-    'createFrameProxy()',
+    where,
   );
-  const listen = resolveAddress(options.listen, 'listen');
-  const upstream = resolveAddress(options.upstream, 'upstream');
-  const framing = resolveFraming(options.framing);
-  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME;
-  if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 0 || maxFrameBytes > framing.maxLength) {
+  if (options === undefined) {
     throw new InvalidOptionError(
-      `Expected the \`maxFrameBytes\` option to be an integer from 0 to ${framing.maxLength}, got ${describeValue(options.maxFrameBytes)}.`,
+      `${where} needs options: at least \`listen\` and \`upstream\`, e.g. createFrameProxy({ listen: join(dir, 'proxy.sock'), upstream: serverPath }).`,
     );
   }
+  const listen = resolveAddress(options.listen, 'listen', where);
+  const upstream = resolveAddress(options.upstream, 'upstream', where);
+  const framing = resolveFraming(options.framing, `the \`framing\` option of ${where}`);
+  const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes, framing, where);
   const seed = options.seed ?? 1;
-  if (!Number.isInteger(seed)) {
-    throw new InvalidOptionError(
-      `Expected the \`seed\` option to be an integer, got ${describeValue(seed)}.`,
-    );
-  }
+  if (!Number.isInteger(seed)) throw optionError(where, 'seed', 'an integer', seed);
   const queueLimitBytes = options.queueLimitBytes ?? 1024 * 1024;
   if (!Number.isInteger(queueLimitBytes) || queueLimitBytes < 0) {
-    throw new InvalidOptionError(
-      `Expected the \`queueLimitBytes\` option to be an integer >= 0, got ${describeValue(queueLimitBytes)}.`,
-    );
+    throw optionError(where, 'queueLimitBytes', 'an integer >= 0', queueLimitBytes);
   }
   const clock = options.clock ?? realClock;
   if (
@@ -353,8 +424,11 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
     typeof clock.setTimeout !== 'function' ||
     typeof clock.clearTimeout !== 'function'
   ) {
-    throw new InvalidOptionError(
-      'Expected the `clock` option to have now(), setTimeout(fn, ms) and clearTimeout(handle).',
+    throw optionError(
+      where,
+      'clock',
+      'an object with now(), setTimeout(fn, ms) and clearTimeout(handle), such as manualClock()',
+      clock,
     );
   }
   const rules = parseFaults(options.faults);
@@ -363,15 +437,20 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
 
   const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => reject(listenError(listen, error));
+    server.once('error', failed);
     const ready = () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     };
     if (listen.kind === 'unix') server.listen(listen.path, ready);
     else server.listen(listen.port, listen.host, ready);
   });
-  return new FrameProxy(server, listen, upstream, rules, {
+  return FrameProxy.create<ListenAddress<L>>({
+    server,
+    listen,
+    upstream,
+    rules,
     framing,
     maxFrameBytes,
     seed,
@@ -380,9 +459,9 @@ export async function createFrameProxy(options: FrameProxyOptions): Promise<Fram
   });
 }
 
-function checkWay(direction: unknown): Way {
+function checkWay(direction: unknown, where: string): Way {
   if (direction === 'c2s' || direction === 's2c') return direction;
   throw new InvalidOptionError(
-    `Expected a direction of "c2s" or "s2c", got ${describeValue(direction)}.`,
+    `Expected the direction of ${where} to be "c2s" or "s2c", got ${describeValue(direction)}.`,
   );
 }

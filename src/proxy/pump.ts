@@ -3,7 +3,7 @@ import { draw } from './faults.js';
 import type { LengthPrefix } from './framing.js';
 import type { Outbox } from './outbox.js';
 
-/** What a pump needs from its connection and proxy. */
+/** @internal What a pump needs from its connection and proxy. */
 export interface PumpContext {
   readonly connection: number;
   readonly maxFrameBytes: number;
@@ -29,7 +29,7 @@ interface Capture {
 }
 
 /**
- * One direction of one connection: reads chunks, tracks frame boundaries by
+ * @internal One direction of one connection: reads chunks, tracks frame boundaries by
  * reading headers only, and forwards untouched bytes in the chunks they
  * arrived in. Only a frame that a fault targets is cut out, gathered whole
  * and acted on. A partial header at the end of a chunk is held back until the

@@ -8,7 +8,7 @@ import { testDir } from './index.js';
 export interface Rig {
   dir: string;
   server: TestServer;
-  proxy: FrameProxy;
+  proxy: FrameProxy<string>;
   /** Open a client connection through the proxy; its collector reads what comes back. */
   client(): Promise<{ socket: Socket; received: FrameCollector }>;
 }
@@ -29,7 +29,7 @@ export async function rig(
     dir,
     server,
     proxy,
-    client: () => openClient(proxy.address as string),
+    client: () => openClient(proxy.address),
   };
 }
 
@@ -46,29 +46,4 @@ export async function openClient(
     socket.once('error', reject);
   });
   return { socket, received };
-}
-
-/** A manual clock for `delay` faults: time moves only when the test advances it. */
-export function manualClock() {
-  let now = 1_000_000;
-  let timers: Array<{ at: number; fn: () => void; id: number }> = [];
-  let nextId = 1;
-  return {
-    now: () => now,
-    setTimeout(fn: () => void, ms: number) {
-      const id = nextId++;
-      timers.push({ at: now + ms, fn, id });
-      return id;
-    },
-    clearTimeout(id: unknown) {
-      timers = timers.filter((t) => t.id !== id);
-    },
-    pending: () => timers.length,
-    advance(ms: number) {
-      now += ms;
-      const due = timers.filter((t) => t.at <= now).sort((a, b) => a.at - b.at);
-      timers = timers.filter((t) => t.at > now);
-      for (const t of due) t.fn();
-    },
-  };
 }

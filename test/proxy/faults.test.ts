@@ -1,8 +1,8 @@
 import { createServer, connect as tcpConnect } from 'node:net';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createFrameProxy } from '../../src/index.js';
+import { createFrameProxy, manualClock } from '../../src/index.js';
 import { FrameCollector, frame } from '../helpers/frames.js';
-import { manualClock, rig } from '../helpers/proxy.js';
+import { rig } from '../helpers/proxy.js';
 
 const five = ['one', 'two', 'three', 'four', 'five'];
 const send = (socket: { write(b: Buffer): boolean }, bodies: string[]) =>

@@ -6,9 +6,12 @@ import {
   createFrameProxy,
   FrameTooLargeError,
   InvalidOptionError,
+  ProxyListenError,
+  ShimkitError,
   UpstreamConnectError,
+  WaitTimeoutError,
 } from '../../src/index.js';
-import { socketPathLimit } from '../../src/proxy/address.js';
+import { listenError, resolveAddress, socketPathLimit } from '../../src/proxy/address.js';
 import { frame } from '../helpers/frames.js';
 import { completion, spawnTracked, testDir } from '../helpers/index.js';
 import { openClient, rig } from '../helpers/proxy.js';
@@ -56,6 +59,19 @@ describe('oversized frames', () => {
     healthyUp.socket.write(frame('and back'));
     await healthy.received.frameCount(1);
     expect(healthy.received.texts()).toEqual(['and back']);
+  });
+
+  it('PX-01 the FrameTooLargeError message counts in words (1 byte)', () => {
+    const error = new FrameTooLargeError({
+      connection: 1,
+      direction: 'c2s',
+      frame: 1,
+      declaredLength: 1,
+      maxFrameBytes: 0,
+    });
+    expect(error.message).toMatch(
+      /^Frame 1 \(c2s\) on proxy connection 1 declares 1 byte, more than/,
+    );
   });
 
   it('PX-01 maxFrameBytes is configurable and applies to s2c too', async () => {
@@ -156,7 +172,7 @@ describe('upstream unavailable', () => {
     const errors: Error[] = [];
     proxy.on('error', (e) => errors.push(e));
 
-    const first = await openClient(proxy.address as string);
+    const first = await openClient(proxy.address);
     await first.received.until((c) => c.ended || c.closed, 'the client to be closed');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(UpstreamConnectError);
@@ -171,10 +187,47 @@ describe('upstream unavailable', () => {
     const server = createServer((s) => s.pipe(s));
     await new Promise<void>((r) => server.listen(upstream, r));
     onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-    const second = await openClient(proxy.address as string);
+    const second = await openClient(proxy.address);
     second.socket.write(frame('echo'));
     await second.received.frameCount(1);
     expect(second.received.texts()).toEqual(['echo']);
+  });
+});
+
+describe('waits', () => {
+  it('PX-12 waitForFrames times out with a WaitTimeoutError that counts in words (1 frame, 1 connection)', async () => {
+    const { server, proxy, client } = await rig();
+    const { socket } = await client();
+    socket.write(frame('one'));
+    await (await server.nextConnection()).frameCount(1);
+    await expect(proxy.waitForFrames('c2s', 1)).resolves.toBeUndefined();
+    const error = await proxy.waitForFrames('s2c', 1, { timeoutMs: 20 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WaitTimeoutError);
+    expect((error as Error).message).toBe(
+      `Proxy on ${proxy.address}: waited 20 ms for 1 frame s2c; forwarded so far: c2s 1, s2c 0 over 1 connection.`,
+    );
+    await expect(proxy.waitForFrames('c2s', 3, { timeoutMs: 20 })).rejects.toThrow(
+      'waited 20 ms for 3 frames c2s; forwarded so far: c2s 1, s2c 0 over 1 connection.',
+    );
+  });
+
+  it('PX-12 waitForFrames and forwarded check their arguments when called', async () => {
+    const { proxy } = await rig();
+    await expect(proxy.waitForFrames('both' as never, 1)).rejects.toThrow(
+      'Expected the direction of proxy.waitForFrames() to be "c2s" or "s2c", got "both" (string).',
+    );
+    await expect(proxy.waitForFrames('c2s', -1)).rejects.toThrow(
+      'Expected the frame count of proxy.waitForFrames() to be an integer >= 0, got -1 (number).',
+    );
+    await expect(proxy.waitForFrames('c2s', 1, { timeoutMs: -5 })).rejects.toThrow(
+      'Expected the `timeoutMs` option of proxy.waitForFrames() to be an integer of milliseconds up to',
+    );
+    await expect(proxy.waitForFrames('c2s', 1, { timout: 5 } as never)).rejects.toThrow(
+      'Unknown option `timout` for proxy.waitForFrames(). Did you mean `timeoutMs`?',
+    );
+    expect(() => proxy.forwarded('up' as never)).toThrow(
+      'Expected the direction of proxy.forwarded() to be "c2s" or "s2c", got "up" (string).',
+    );
   });
 });
 
@@ -233,18 +286,18 @@ describe('bad options are rejected at creation', () => {
     [
       'framing',
       { framing: 'u64' },
-      'Expected the `framing` option to be "u32be", got "u64" (string).',
+      'Expected the `framing` option of createFrameProxy() to be "u32be", got "u64" (string).',
     ],
     [
       'maxFrameBytes',
       { maxFrameBytes: -1 },
-      'Expected the `maxFrameBytes` option to be an integer from 0 to 4294967295, got -1 (number).',
+      'Expected the `maxFrameBytes` option of createFrameProxy() to be an integer from 0 to 4294967295, got -1 (number).',
     ],
     ['unknown option', { fault: [] }, 'Unknown option `fault` for createFrameProxy().'],
     [
       'listen',
       { listen: 42 },
-      'Expected the `listen` option to be a Unix socket path or { host, port }, got 42 (number).',
+      'Expected the `listen` option of createFrameProxy() to be an absolute Unix socket path or { host, port }, got 42 (number).',
     ],
     [
       'port',
@@ -252,9 +305,49 @@ describe('bad options are rejected at creation', () => {
       'with a port from 0 to 65535, got {"host":"127.0.0.1","port":70000} (object).',
     ],
     [
+      'a relative listen path',
+      { listen: 'proxy.sock' },
+      'Expected the `listen` option of createFrameProxy() to be an absolute socket path, got "proxy.sock" (string): a relative path follows the cwd. Pass an absolute path, such as join(dir, "proxy.sock") with dir from mkdtemp.',
+    ],
+    [
+      'a relative upstream path',
+      { upstream: './run/server.sock' },
+      'Expected the `upstream` option of createFrameProxy() to be an absolute socket path, got "./run/server.sock" (string)',
+    ],
+    [
+      'a missing listen',
+      { listen: undefined },
+      'Missing the `listen` option of createFrameProxy(): pass an absolute Unix socket path or { host, port } (port 0 picks a free port).',
+    ],
+    [
+      'a missing upstream',
+      { upstream: undefined },
+      'Missing the `upstream` option of createFrameProxy(): pass an absolute Unix socket path or { host, port }.',
+    ],
+    [
+      'a framing that is an Object.prototype key',
+      { framing: 'constructor' },
+      'Expected the `framing` option of createFrameProxy() to be "u32be", got "constructor" (string).',
+    ],
+    [
+      'seed',
+      { seed: 1.5 },
+      'Expected the `seed` option of createFrameProxy() to be an integer, got 1.5 (number).',
+    ],
+    [
+      'queueLimitBytes',
+      { queueLimitBytes: '1mb' },
+      'Expected the `queueLimitBytes` option of createFrameProxy() to be an integer >= 0, got "1mb" (string).',
+    ],
+    [
+      'clock',
+      { clock: { now: () => 0 } },
+      'Expected the `clock` option of createFrameProxy() to be an object with now(), setTimeout(fn, ms) and clearTimeout(handle), such as manualClock(), got {} (object).',
+    ],
+    [
       'upstream port 0',
       { upstream: { port: 0 } },
-      'The `upstream` option needs the real port of the server, not 0.',
+      'The `upstream` option of createFrameProxy() needs the real port of the server, not 0.',
     ],
   ];
   for (const [what, options, message] of cases) {
@@ -266,6 +359,99 @@ describe('bad options are rejected at creation', () => {
       await expect(createFrameProxy({ ...paths, ...options } as never)).rejects.toThrow(message);
     });
   }
+
+  it('PX-02 createFrameProxy({}) and createFrameProxy() name the function and what it needs', async () => {
+    await expect(createFrameProxy({} as never)).rejects.toThrow(
+      new InvalidOptionError(
+        'Missing the `listen` option of createFrameProxy(): pass an absolute Unix socket path or { host, port } (port 0 picks a free port).',
+      ),
+    );
+    await expect((createFrameProxy as () => Promise<unknown>)()).rejects.toThrow(
+      new InvalidOptionError(
+        "createFrameProxy() needs options: at least `listen` and `upstream`, e.g. createFrameProxy({ listen: join(dir, 'proxy.sock'), upstream: serverPath }).",
+      ),
+    );
+    await expect(createFrameProxy(null as never)).rejects.toThrow(
+      'Expected the options of createFrameProxy() to be an object, got null.',
+    );
+  });
+
+  it('PX-10 listening in a dir that does not exist is a ProxyListenError naming the path and what to do', async () => {
+    const dir = join(testDir(), 'not-made');
+    const listen = join(dir, 'proxy.sock');
+    const error = await createFrameProxy({ listen, upstream: join(dir, 'up.sock') }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProxyListenError);
+    expect(error).toBeInstanceOf(ShimkitError);
+    expect(error).toMatchObject({
+      code: 'ERR_SHIMKIT_PROXY_LISTEN',
+      address: listen,
+      message: `Cannot listen on ${listen}: the dir ${dir} does not exist (${(error as ProxyListenError).errno}). Create it first (mkdirSync(dir, { recursive: true })), or listen in a dir made with mkdtemp.`,
+    });
+    // libuv reports a missing dir as EACCES (as Windows does); ENOENT would do as well.
+    expect(['EACCES', 'ENOENT']).toContain((error as ProxyListenError).errno);
+    expect((error as Error).cause).toMatchObject({ code: (error as ProxyListenError).errno });
+  });
+
+  it('PX-10 listening under a plain file is a ProxyListenError (ENOTDIR)', async () => {
+    const file = join(testDir(), 'a-file');
+    writeFileSync(file, 'x');
+    const listen = join(file, 'proxy.sock');
+    await expect(createFrameProxy({ listen, upstream: join(file, 'up.sock') })).rejects.toThrow(
+      new ProxyListenError(
+        `Cannot listen on ${listen}: ${file} is not a dir, or a part of it is not (ENOTDIR). Listen in a dir made with mkdtemp.`,
+        listen,
+        'ENOTDIR',
+        undefined,
+      ),
+    );
+  });
+
+  it('PX-10 a TCP port in use is a ProxyListenError that points at port 0', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => taken.close(() => r())));
+    const { port } = taken.address() as { port: number };
+    const error = await createFrameProxy({
+      listen: { host: '127.0.0.1', port },
+      upstream: { port: 1 },
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'ERR_SHIMKIT_PROXY_LISTEN',
+      address: `127.0.0.1:${port}`,
+      errno: 'EADDRINUSE',
+      message: `Cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE). Use port 0 to pick a free one, then connect to proxy.address.`,
+    });
+  });
+
+  it('PX-10 listen failures this host cannot produce on cue still get a message that says what to do', () => {
+    const errno = (code: string) => Object.assign(new Error(`listen ${code}`), { code });
+    const locked = testDir(); // as root, the host never refuses; the dir exists, the error is made up
+    const unix = { kind: 'unix', path: join(locked, 'proxy.sock') } as const;
+    const tcp = { kind: 'tcp', host: '127.0.0.1', port: 80 } as const;
+    expect(listenError(unix, errno('EACCES')).message).toBe(
+      `Cannot listen on ${unix.path}: no permission to create a socket in ${locked} (EACCES). Listen in a dir you can write, such as one made with mkdtemp.`,
+    );
+    expect(listenError(tcp, errno('EACCES')).message).toBe(
+      'Cannot listen on 127.0.0.1:80: permission denied (EACCES); ports below 1024 need privileges. Use port 0 to pick a free one.',
+    );
+    expect(listenError({ ...tcp, host: '192.0.2.1' }, errno('EADDRNOTAVAIL')).message).toBe(
+      'Cannot listen on 192.0.2.1:80: the host is not an address of this machine (EADDRNOTAVAIL). Use a local one, such as 127.0.0.1.',
+    );
+    expect(listenError(unix, errno('EMFILE'))).toMatchObject({
+      errno: 'EMFILE',
+      message: `Cannot listen on ${unix.path}: listen EMFILE.`,
+    });
+  });
+
+  it('PX-10 a relative path is refused on Windows-style and POSIX platforms alike', () => {
+    expect(() => resolveAddress('C:\\tmp\\p.sock', 'listen', 'x()', 'win32')).not.toThrow();
+    expect(() => resolveAddress('tmp\\p.sock', 'listen', 'x()', 'win32')).toThrow(
+      'Expected the `listen` option of x() to be an absolute socket path, got "tmp\\\\p.sock" (string)',
+    );
+    expect(() => resolveAddress('/tmp/p.sock', 'upstream', 'x()', 'linux')).not.toThrow();
+  });
 
   it('PX-10 a socket path longer than the OS limit is rejected with both lengths', async () => {
     const long = `/tmp/${'x'.repeat(200)}.sock`;

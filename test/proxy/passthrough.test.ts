@@ -119,12 +119,7 @@ describe('pass-through', () => {
     await new Promise((ready) => server.stdout?.once('data', ready));
     const proxy = await createFrameProxy({ listen: join(dir, 'p.sock'), upstream: serverPath });
     onTestFinished(() => proxy.close());
-    const client = spawnTracked(process.execPath, [
-      PEER,
-      'client',
-      proxy.address as string,
-      '2000',
-    ]);
+    const client = spawnTracked(process.execPath, [PEER, 'client', proxy.address, '2000']);
     const result = await completion(client);
     expect(result.stderr.toString()).toBe('');
     expect(JSON.parse(result.stdout.toString())).toEqual({

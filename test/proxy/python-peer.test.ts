@@ -29,7 +29,7 @@ async function pythonPair(faults: FaultRule[] = []) {
     faults,
   });
   onTestFinished(() => proxy.close());
-  const client = spawnTracked(python, [PEER, 'client', proxy.address as string]);
+  const client = spawnTracked(python, [PEER, 'client', proxy.address]);
   const clientOut = new Lines(client);
   expect(await clientOut.next()).toBe('connected');
   const command = (line: string) => client.stdin?.write(`${line}\n`);

@@ -2,10 +2,14 @@
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createFrameProxy, encodeFrame } from '../../src/index.js';
-import { FrameCollector } from '../helpers/frames.js';
+import {
+  createFrameProxy,
+  createFrameReader,
+  encodeFrame,
+  manualClock,
+  StreamEndedError,
+} from '../../src/index.js';
 import { testDir } from '../helpers/index.js';
-import { manualClock } from '../helpers/proxy.js';
 
 /** An echo server on a Unix socket in `dir`, closed when the test ends. */
 async function echoServer(dir: string) {
@@ -29,18 +33,14 @@ describe('README frame-proxy examples', () => {
       faults: [{ action: 'drop', direction: 'c2s', frame: 2 }],
     });
 
-    const client = connect(proxy.address as string);
-    const replies = new FrameCollector(client); // (test helper: collects u32be frames)
+    const client = connect(proxy.address);
+    const replies = createFrameReader(client); // collects the u32be frames that come back
     client.write(
-      Buffer.concat([
-        encodeFrame(Buffer.from('ping 1')),
-        encodeFrame(Buffer.from('ping 2')),
-        encodeFrame(Buffer.from('ping 3')),
-      ]),
+      Buffer.concat([encodeFrame('ping 1'), encodeFrame('ping 2'), encodeFrame('ping 3')]),
     );
 
     await proxy.waitForFrames('s2c', 2);
-    await replies.frameCount(2);
+    await replies.waitForFrames(2);
     expect(replies.texts()).toEqual(['ping 1', 'ping 3']); // ping 2 never reached the server
     expect(proxy.stats().faults).toEqual({ drop: 1 });
     client.destroy();
@@ -49,22 +49,22 @@ describe('README frame-proxy examples', () => {
   it('PX-12 README: delay a reply, driven by a fake clock', async () => {
     const dir = testDir();
     const upstream = await echoServer(dir);
-    const clock = manualClock(); // { now, setTimeout, clearTimeout } — or vitest's fake timers
     // README: delay a reply, driven by a fake clock
+    const clock = manualClock(); // time moves only when the test says so
     await using proxy = await createFrameProxy({
       listen: join(dir, 'proxy.sock'),
       upstream,
       clock,
       faults: { direction: 's2c', delay: '30s' }, // the seed plan form: every reply waits 30 s
     });
-    const client = connect(proxy.address as string);
-    const replies = new FrameCollector(client);
-    client.write(encodeFrame(Buffer.from('hello')));
+    const client = connect(proxy.address);
+    const replies = createFrameReader(client);
+    client.write(encodeFrame('hello'));
 
     await expect.poll(() => clock.pending()).toBe(1); // the reply is held
-    expect(replies.frames).toEqual([]);
+    expect(replies.frames()).toEqual([]);
     clock.advance(30_000); // thirty seconds pass at once
-    await replies.frameCount(1);
+    await replies.waitForFrames(1);
     expect(replies.texts()).toEqual(['hello']);
     client.destroy();
   });
@@ -74,13 +74,31 @@ describe('README frame-proxy examples', () => {
     const upstream = await echoServer(dir);
     // README: sever every connection mid-test
     await using proxy = await createFrameProxy({ listen: join(dir, 'proxy.sock'), upstream });
-    const client = connect(proxy.address as string);
-    const replies = new FrameCollector(client);
-    client.write(encodeFrame(Buffer.from('before')));
-    await replies.frameCount(1);
+    const client = connect(proxy.address);
+    const replies = createFrameReader(client);
+    client.write(encodeFrame('before'));
+    await replies.waitForFrames(1);
 
     proxy.sever(); // both sides see the connection close; new connections work normally
-    await replies.until((c) => c.closed, 'the client to see the close');
+    await replies.waitForEnd();
     expect(proxy.stats().c2s).toEqual({ frames: 1, bytes: 10 }); // counters stay readable
+  });
+
+  it('PX-09 README: a client that expects more than it gets fails fast', async () => {
+    const dir = testDir();
+    const upstream = await echoServer(dir);
+    // README: a client that expects more than it gets fails fast
+    await using proxy = await createFrameProxy({
+      listen: join(dir, 'proxy.sock'),
+      upstream,
+      faults: [{ action: 'sever-mid-frame', direction: 's2c', frame: 2 }],
+    });
+    const client = connect(proxy.address);
+    const replies = createFrameReader(client);
+    client.write(Buffer.concat([encodeFrame('one'), encodeFrame('two')]));
+
+    await expect(replies.waitForFrames(2)).rejects.toThrow(StreamEndedError); // at once, no timeout
+    expect(replies.texts()).toEqual(['one']);
+    expect(replies.rest()).toHaveLength(5); // the header and half of "two"
   });
 });
