@@ -83,7 +83,7 @@ export class MockBinDir {
         `This bin dir already has a mock named ${JSON.stringify(name)}; use that one, or reset() it.`,
       );
     }
-    const mock = new MockBinary(this, name, resolved, () => this.#mocks.delete(key));
+    const mock = MockBinary.create(this, name, resolved, () => this.#mocks.delete(key));
     this.#mocks.set(key, mock);
     return mock;
   }

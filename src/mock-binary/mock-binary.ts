@@ -65,7 +65,16 @@ export class MockBinary {
   #disposed = false;
 
   /** @internal Use `createMockBinary()` or `bin.mock()`. */
-  constructor(bin: MockHost, name: string, options: ResolvedOptions, forget: () => void) {
+  static create(
+    bin: MockHost,
+    name: string,
+    options: ResolvedOptions,
+    forget: () => void,
+  ): MockBinary {
+    return new MockBinary(bin, name, options, forget);
+  }
+
+  private constructor(bin: MockHost, name: string, options: ResolvedOptions, forget: () => void) {
     this.name = name;
     this.#bin = bin;
     this.#forget = forget;

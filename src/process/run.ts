@@ -40,7 +40,7 @@ export async function run(
   const resolved = resolveSpawn(command, args, options, 'run');
   const timeoutMs = resolveRunTimeout(options, command);
   const started = performance.now();
-  const p = new TestProcess(command, args, resolved);
+  const p = TestProcess.create(command, args, resolved);
   const release = p.hold(); // requirement SP-10: a run() in progress keeps Node alive
   let waited: WaitResult;
   let exit: ProcessExit;

@@ -69,7 +69,11 @@ export class TestProcess {
   #closing: Promise<ProcessExit> | undefined;
 
   /** @internal Use `spawnProcess()`. */
-  constructor(command: string, args: readonly string[], options: ResolvedSpawn) {
+  static create(command: string, args: readonly string[], options: ResolvedSpawn): TestProcess {
+    return new TestProcess(command, args, options);
+  }
+
+  private constructor(command: string, args: readonly string[], options: ResolvedSpawn) {
     sweepOnce(); // requirement SP-11: what dead test processes left, on the first use
     const started = performance.now();
     this.command = command;
@@ -346,5 +350,5 @@ export function spawnProcess(
   options?: SpawnProcessOptions,
 ): TestProcess {
   const resolved = resolveSpawn(command, args, options, 'spawnProcess');
-  return new TestProcess(command, args, resolved);
+  return TestProcess.create(command, args, resolved);
 }

@@ -127,7 +127,7 @@ interface ProxyInit {
  * never crashes the test), `'close'`.
  *
  * Neither the listening proxy nor its side of a connection keeps the process
- * alive (SPEC SP-10): a proxy a test forgot to close never holds the runner
+ * alive (requirement SP-10): a proxy a test forgot to close never holds the runner
  * open, and the exit cleanup still closes it and removes its socket file.
  * Traffic keeps flowing while the peers' own sockets keep the process alive.
  */
@@ -187,12 +187,12 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
       this.#frameListeners = this.listenerCount('frame') > 0;
     });
     server.on('connection', (client) => this.#accept(client));
-    // SPEC SP-10: a forgotten proxy never keeps the process alive. Traffic it
+    // requirement SP-10: a forgotten proxy never keeps the process alive. Traffic it
     // forwards comes from peers that do (the test's own sockets, the processes
     // it spawned), and a write, connect or delay in flight keeps it alive too.
     server.unref();
     this.#forgetExit = onProcessExit(() => this.#closeNow());
-    // If this process dies where no exit hook runs, the sweep removes the socket file (SPEC SP-11).
+    // If this process dies where no exit hook runs, the sweep removes the socket file (requirement SP-11).
     this.#unrecord = listen.kind === 'unix' ? recordSocket(listen.path) : () => {};
   }
 
@@ -432,7 +432,7 @@ export async function createFrameProxy<L extends Address>(
     );
   }
   const rules = parseFaults(options.faults);
-  sweepOnce(); // SPEC SP-11: what dead test processes left, on the first use
+  sweepOnce(); // requirement SP-11: what dead test processes left, on the first use
   if (listen.kind === 'unix') await clearStaleSocket(listen.path);
 
   const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });
