@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { describeValue, nearest, oneOf } from './describe.js';
 import { InvalidOptionError } from './errors.js';
 import { MAX_TIMER_MS } from './limits.js';
@@ -89,4 +90,13 @@ export function resolvePlatform(value: unknown, where: string): NodeJS.Platform 
     );
   }
   return value as NodeJS.Platform;
+}
+
+/** Whether `path` is an existing dir (false when missing or unreadable). */
+export function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

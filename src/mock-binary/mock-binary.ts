@@ -7,6 +7,7 @@ import {
   UnusedResponsesError,
   WaitTimeoutError,
 } from '../internal/errors.js';
+import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkOptionKeys } from '../internal/options.js';
 import { runnerPath } from '../internal/package-files.js';
 import type { Env } from '../internal/path-env.js';
@@ -174,7 +175,7 @@ export class MockBinary {
         `The second argument of ${where} is an options object: pass { timeoutMs: ${options} }.`,
       );
     }
-    const { timeoutMs = 4000, until = 'finished' } = checkOptionKeys(
+    const { timeoutMs = DEFAULT_WAIT_MS, until = 'finished' } = checkOptionKeys(
       options,
       ['timeoutMs', 'until'],
       where,

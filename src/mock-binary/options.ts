@@ -1,10 +1,10 @@
-import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { oneOf } from '../internal/describe.js';
 import { InvalidOptionError, InvalidResponseError } from '../internal/errors.js';
 import {
   checkMs,
   checkOptionKeys,
+  isDir,
   MAX_TIMER_MS,
   optionError,
   resolvePlatform,
@@ -140,13 +140,7 @@ export function checkTmpDir(tmpDir: unknown, where: string): string | undefined 
   if (typeof tmpDir !== 'string' || tmpDir === '') {
     throw optionError(where, 'tmpDir', 'a directory path', tmpDir);
   }
-  let isDir = false;
-  try {
-    isDir = statSync(tmpDir).isDirectory();
-  } catch {
-    // Missing or unreadable: said below.
-  }
-  if (!isDir) {
+  if (!isDir(tmpDir)) {
     throw new InvalidOptionError(
       `Expected the \`tmpDir\` option of ${where} to be an existing directory, got ${JSON.stringify(tmpDir)}, which is not one. Create it first, or leave tmpDir out to use ${tmpdir()}.`,
     );

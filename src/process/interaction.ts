@@ -1,7 +1,8 @@
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
-import { checkSource, DEFAULT_TIMEOUT_MS, type Matcher, toMatcher } from './options.js';
+import { checkSource, type Matcher, toMatcher } from './options.js';
 import type { TextWindow } from './tail.js';
 import type { InteractiveProcess, OutputSource } from './types.js';
 
@@ -147,7 +148,7 @@ export class Interaction {
     }
     const o = checkOptionKeys(options, ['idleMs', 'timeoutMs', 'end'], where);
     const idleMs = checkMs(where, 'idleMs', o.idleMs, 200);
-    const timeoutMs = checkMs(where, 'timeoutMs', o.timeoutMs, DEFAULT_TIMEOUT_MS, 1);
+    const timeoutMs = checkMs(where, 'timeoutMs', o.timeoutMs, DEFAULT_WAIT_MS, 1);
     if (o.end !== undefined && typeof o.end !== 'boolean')
       throw optionError(where, 'end', 'true or false', o.end);
     this.#process.assertWritable('send()');

@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs';
 import { describeValue, oneOf } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
-import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
+import { DEFAULT_WAIT_MS } from '../internal/limits.js';
+import { checkMs, checkOptionKeys, isDir, optionError } from '../internal/options.js';
 import type { Env } from '../internal/path-env.js';
 import { CommandNotFoundError } from './errors.js';
 import { assertIsolated } from './isolation.js';
@@ -87,15 +87,6 @@ export interface RunOptions extends Omit<SpawnProcessOptions, 'stdin' | 'keep'> 
    */
   input?: string | Uint8Array;
 }
-
-/**
- * The default deadline of `run()`, `waitForOutput()` and `send()`: below the
- * 5 s default test timeout of vitest and jest, so that shimkit's own
- * diagnostic (the command, the output tail) shows when a wait fails, not the
- * runner's generic timeout, and so that `run()` has closed its process tree
- * before the runner gives up on the test.
- */
-export const DEFAULT_TIMEOUT_MS = 4000;
 
 /** Spawn options after checking, with defaults filled in. */
 export interface ResolvedSpawn {
@@ -213,7 +204,7 @@ export function resolveRunTimeout(options: RunOptions | undefined, command: stri
     `run(${JSON.stringify(command)})`,
     'timeoutMs',
     options?.timeoutMs,
-    DEFAULT_TIMEOUT_MS,
+    DEFAULT_WAIT_MS,
     1,
   );
 }
@@ -275,7 +266,7 @@ export function resolveWaitForOutputOptions(
   const o = checkOptionKeys(options, ['timeoutMs', 'stream'], where);
   return {
     matcher,
-    timeoutMs: checkMs(where, 'timeoutMs', o.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
+    timeoutMs: checkMs(where, 'timeoutMs', o.timeoutMs, DEFAULT_WAIT_MS, 1),
     stream: checkSource(o.stream, where),
   };
 }
@@ -302,14 +293,6 @@ export function mergeEnv(
     else env[key] = value;
   }
   return env;
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {

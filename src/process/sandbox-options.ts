@@ -1,8 +1,7 @@
-import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
-import { checkOptionKeys, optionError, resolvePlatform } from '../internal/options.js';
+import { checkOptionKeys, isDir, optionError, resolvePlatform } from '../internal/options.js';
 import type { Env } from '../internal/path-env.js';
 
 /** Options of `createSandbox()`. */
@@ -128,14 +127,6 @@ function checkEnvObject(
     }
   }
   return value as Record<string, string | undefined>;
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 export function checkEnvKey(key: unknown, where: string): void {

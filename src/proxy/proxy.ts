@@ -5,6 +5,7 @@ import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
 import { sweepOnce } from '../internal/leftovers/sweep.js';
+import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
 import {
   type Address,
@@ -221,7 +222,11 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     this.#rules = parseFaults(faults);
   }
 
-  /** Resolve once `n` frames have been forwarded that way (all connections); reject after `timeoutMs`. */
+  /**
+   * Resolve once `n` frames have been forwarded that way (all connections);
+   * reject with a `WaitTimeoutError` after `timeoutMs` (default 4000 ms,
+   * below the 5 s test timeout of vitest and jest).
+   */
   async waitForFrames(
     direction: Way,
     n: number,
@@ -235,7 +240,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
       );
     }
     checkOptionKeys(options, ['timeoutMs'], where);
-    const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, 5000);
+    const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, DEFAULT_WAIT_MS);
     if (this.forwarded(direction) >= n) return;
     await new Promise<void>((resolve, reject) => {
       const check = () => {
@@ -259,8 +264,8 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
 
   /**
    * Let the listening proxy keep the process alive, like `server.ref()`: for
-   * a process whose whole job is the proxy. By default it does not (SPEC
-   * SP-10), so a proxy a test forgot to close never holds the runner open.
+   * a process whose whole job is the proxy. By default it does not
+   * (requirement SP-10), so a proxy a test forgot to close never holds the runner open.
    */
   ref(): this {
     if (!this.#closed) this.#server.ref();

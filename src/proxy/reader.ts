@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkMs, checkOptionKeys } from '../internal/options.js';
 import { checkMaxFrameBytes, FrameDecoder, type FrameDecoderOptions } from './decoder.js';
 import { StreamEndedError } from './errors.js';
@@ -77,7 +78,8 @@ export class FrameReader {
 
   /**
    * Resolve with every frame so far once at least `n` have arrived. Rejects
-   * with a `WaitTimeoutError` after `timeoutMs`, a `StreamEndedError` if the
+   * with a `WaitTimeoutError` after `timeoutMs` (default 4000 ms, below the
+   * 5 s test timeout of vitest and jest), a `StreamEndedError` if the
    * stream ends first, or the `FrameDecodeError` that stopped decoding.
    *
    * @example
@@ -91,7 +93,7 @@ export class FrameReader {
       );
     }
     checkOptionKeys(options, ['timeoutMs'], where);
-    const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, 5000);
+    const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, DEFAULT_WAIT_MS);
     await this.#until(
       () => {
         if (this.#frames.length >= n) return true;
@@ -105,11 +107,14 @@ export class FrameReader {
     return this.frames();
   }
 
-  /** Resolve once the stream ended or closed (say, after a sever); reject with a `WaitTimeoutError` after `timeoutMs`. */
+  /**
+   * Resolve once the stream ended or closed (say, after a sever); reject
+   * with a `WaitTimeoutError` after `timeoutMs` (default 4000 ms).
+   */
   async waitForEnd(options: { timeoutMs?: number } = {}): Promise<void> {
     const where = 'reader.waitForEnd()';
     checkOptionKeys(options, ['timeoutMs'], where);
-    const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, 5000);
+    const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, DEFAULT_WAIT_MS);
     await this.#until(
       () => this.#ended,
       timeoutMs,

@@ -1,14 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { CommandNotFoundError, InvalidOptionError, run, spawnProcess } from '../../src/index.js';
-// Not on the public door yet (src/index.ts is edited elsewhere).
-import { StdinNotWritableError } from '../../src/process/errors.js';
 import {
-  DEFAULT_TIMEOUT_MS,
-  resolveRunTimeout,
-  resolveWaitForOutputOptions,
-} from '../../src/process/options.js';
+  CommandNotFoundError,
+  InvalidOptionError,
+  run,
+  StdinNotWritableError,
+  spawnProcess,
+} from '../../src/index.js';
+import { DEFAULT_WAIT_MS } from '../../src/internal/limits.js';
+import { resolveRunTimeout, resolveWaitForOutputOptions } from '../../src/process/options.js';
 import { testDir } from '../helpers/index.js';
 
 describe('bad input', () => {
@@ -158,7 +159,7 @@ describe('command lookup follows Node', () => {
 
 describe('default deadlines', () => {
   it('SP-06 run(), waitForOutput() and send() default to 4000 ms, below the 5 s test timeout of vitest and jest', async () => {
-    expect(DEFAULT_TIMEOUT_MS).toBe(4000);
+    expect(DEFAULT_WAIT_MS).toBe(4000);
     expect(resolveRunTimeout(undefined, 'git')).toBe(4000);
     expect(resolveWaitForOutputOptions('x', undefined, 'w').timeoutMs).toBe(4000);
 
