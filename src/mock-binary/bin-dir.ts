@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError } from '../internal/errors.js';
 import { checkOptionKeys, resolvePlatform } from '../internal/options.js';
+import { runnerPath } from '../internal/package-files.js';
 import { type Env, envWithPathEntry } from '../internal/path-env.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
 import { stateError } from '../queue/errors.js';
@@ -12,6 +12,7 @@ import { MockBinary } from './mock-binary.js';
 import { validateBinaryName } from './name.js';
 import { checkTmpDir, resolveOptions } from './options.js';
 import type { MockBinaryOptions } from './types.js';
+import { shimDirOf, WindowsFiles } from './windows-layout.js';
 
 /** Options of `createMockBinDir()`. */
 export interface MockBinDirOptions {
@@ -44,6 +45,7 @@ export class MockBinDir {
   readonly platform: NodeJS.Platform;
   readonly #temp: TempDir;
   readonly #mocks = new Map<string, MockBinary>();
+  readonly #windows: WindowsFiles | undefined;
   #uninstall: (() => void) | undefined;
   #disposed = false;
 
@@ -57,9 +59,10 @@ export class MockBinDir {
       throw stateError(error, parent, 'test');
     }
     this.root = this.#temp.path;
-    this.dir = join(this.root, 'bin');
+    this.dir = shimDirOf(this.root, this.platform);
+    this.#windows = this.platform === 'win32' ? new WindowsFiles(this.root) : undefined;
     try {
-      mkdirSync(this.dir, { mode: 0o700 });
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     } catch (error) {
       this.#temp.remove();
       throw stateError(error, this.dir, 'test');
@@ -86,6 +89,12 @@ export class MockBinDir {
     const mock = MockBinary.create(this, name, resolved, () => this.#mocks.delete(key));
     this.#mocks.set(key, mock);
     return mock;
+  }
+
+  /** @internal The Node and runner a shim in this dir runs (copies inside the root on Windows). */
+  shimFiles(nodePath: string): { nodePath: string; runnerPath: string } {
+    if (!this.#windows) return { nodePath, runnerPath: runnerPath() };
+    return { nodePath: this.#windows.node(nodePath), runnerPath: this.#windows.runner() };
   }
 
   /** The mocks in this dir. */

@@ -9,7 +9,6 @@ import {
 } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkOptionKeys } from '../internal/options.js';
-import { runnerPath } from '../internal/package-files.js';
 import type { Env } from '../internal/path-env.js';
 import { tryUnlink } from '../queue/atomic.js';
 import { stateError } from '../queue/errors.js';
@@ -34,6 +33,8 @@ export interface MockHost {
   readonly dir: string;
   /** The temp dir holding the shim dir and every mock's state. */
   readonly root: string;
+  /** The Node and runner the shim runs. */
+  shimFiles(nodePath: string): { nodePath: string; runnerPath: string };
   env(base?: Env): Env;
   install(): unknown;
   uninstall(): unknown;
@@ -93,10 +94,11 @@ export class MockBinary {
       const shim = renderShim(
         {
           name,
-          nodePath: options.nodePath,
+          ...bin.shimFiles(options.nodePath),
           nodeFlags: options.nodeFlags,
-          runnerPath: runnerPath(),
           stateDir: this.stateDir,
+          shimDir: bin.dir,
+          root: bin.root,
         },
         options.platform,
       );

@@ -9,7 +9,9 @@ export const MAX_NAME_BYTES = 128;
 /**
  * A mock's name becomes a file name in the shim dir, so it must be a plain
  * command name: no path separators, no NUL or control characters, not `.` or
- * `..`; on Windows also none of `<>:"|?*` and no reserved device name.
+ * `..`; on Windows also none of `<>:"|?*`, no reserved device name, and
+ * (cmd.exe runs the `.cmd` shim) printable ASCII without spaces or any of
+ * `%!^&()=;,'\``.
  */
 export function validateBinaryName(name: unknown, platform: NodeJS.Platform): string {
   const fail = (why: string) =>
@@ -31,6 +33,19 @@ export function validateBinaryName(name: unknown, platform: NodeJS.Platform): st
     if (/[<>:"|?*]/.test(name)) throw fail('it contains a character Windows forbids in file names');
     if (WINDOWS_RESERVED.test(name)) throw fail('it is a reserved device name on Windows');
     if (/[. ]$/.test(name)) throw fail('Windows drops a trailing dot or space from file names');
+    // cmd.exe runs the shim: it reads .cmd files in the OEM code page, and
+    // splits or expands a command name at these characters.
+    if (!/^[\x21-\x7e]*$/.test(name)) {
+      throw fail(
+        'a Windows shim is a .cmd file, and cmd.exe can only run one named in printable ASCII without spaces',
+      );
+    }
+    const special = /[%!^&()=;,'`]/.exec(name);
+    if (special) {
+      throw fail(
+        `cmd.exe treats ${JSON.stringify(special[0])} in a command name specially, so the .cmd shim could not be called by this name`,
+      );
+    }
   }
   return name;
 }

@@ -1,6 +1,8 @@
+import { isAbsolute, relative, sep } from 'node:path';
 import { InvalidOptionError } from '../internal/errors.js';
 import { shimTemplate } from '../internal/package-files.js';
 import { posixMoveLines, windowsMoveLines } from './node-env.js';
+import { cmdReadable } from './windows-layout.js';
 
 /** What a shim needs to know: which Node, which runner, which state dir. */
 export interface ShimTarget {
@@ -10,6 +12,10 @@ export interface ShimTarget {
   nodeFlags: readonly string[];
   runnerPath: string;
   stateDir: string;
+  /** The dir the shim is written to. */
+  shimDir: string;
+  /** The bin dir's temp dir, which holds the shim dir and the state. */
+  root: string;
 }
 
 /** The shim's file name: the command name itself, or `<name>.cmd` on Windows. */
@@ -24,16 +30,36 @@ export function renderPosixShim(target: ShimTarget): string {
 }
 
 /**
- * A Windows `.cmd` shim. Paths are put in double quotes (Windows paths cannot
- * contain `"`); inside them cmd.exe only expands `%`, so that is the one
- * character escaped (`%%`). The line that runs node has delayed expansion
- * off, so `!` in paths and arguments is literal.
+ * A Windows `.cmd` shim. cmd.exe reads it in the OEM code page, so it names
+ * everything inside the bin dir's root from its own location, `%~dp0` (kept
+ * in Unicode by cmd.exe, whatever the user's name), and other paths only
+ * when they are printable ASCII (see windows-layout.ts). Paths are put in
+ * double quotes (Windows paths cannot contain `"`); inside them cmd.exe only
+ * expands `%`, so that is the one character escaped (`%%`). The line that
+ * runs node has delayed expansion off, so `!` in paths and arguments is
+ * literal.
  */
 export function renderWindowsShim(target: ShimTarget): string {
-  return fill(shimTemplate('windows.cmd'), target, cmdQuote).replace(
+  const quote = (value: string) => cmdPath(value, target);
+  return fill(shimTemplate('windows.cmd'), target, quote).replace(
     '@@MOVE_ENV@@',
     windowsMoveLines(),
   );
+}
+
+/** `"%~dp0..\..\state\git.1a2b"` for a path inside the root, `"C:\…"` for one outside it. */
+function cmdPath(value: string, target: ShimTarget): string {
+  const inRoot = relative(target.root, value);
+  if (inRoot !== '' && !inRoot.startsWith('..') && !isAbsolute(inRoot)) {
+    const fromShim = relative(target.shimDir, value).split(sep).join('\\');
+    if (cmdReadable(fromShim)) return `"%~dp0${fromShim.replaceAll('%', '%%')}"`;
+  }
+  if (!cmdReadable(value)) {
+    throw new InvalidOptionError(
+      `A Windows shim cannot name ${value}: cmd.exe reads .cmd files in the OEM code page, so a path outside the mock's temp dir must be printable ASCII.`,
+    );
+  }
+  return cmdQuote(value);
 }
 
 export function renderShim(target: ShimTarget, platform: NodeJS.Platform): string {

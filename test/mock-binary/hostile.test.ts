@@ -160,8 +160,10 @@ describe('hostile environments', () => {
       name: 'git',
       nodeFlags: [],
       nodePath: 'C:\\node\\node.exe',
-      runnerPath: 'C:\\shimkit\\runner.cjs',
-      stateDir: 'C:\\Temp\\state\\git.1',
+      runnerPath: 'C:\\Temp\\shimkit-1\\runner\\runner.cjs',
+      stateDir: 'C:\\Temp\\shimkit-1\\state\\git.1',
+      shimDir: 'C:\\Temp\\shimkit-1\\node_modules\\.bin',
+      root: 'C:\\Temp\\shimkit-1',
     });
     const lines = text.split('\r\n');
     const on = lines.indexOf('setlocal EnableDelayedExpansion');

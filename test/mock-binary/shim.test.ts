@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMockBinary } from '../../src/index.js';
+import { createMockBinary, createMockBinDir } from '../../src/index.js';
 import { runnerPath } from '../../src/internal/package-files.js';
 import { RUNNER_FLAGS, runnerFlags } from '../../src/mock-binary/runner-flags.js';
 import { cmdQuote, renderWindowsShim, shimFileName, shQuote } from '../../src/mock-binary/shim.js';
+import { cmdReadable } from '../../src/mock-binary/windows-layout.js';
 import { runCommand, testDir } from '../helpers/index.js';
 
 describe('the POSIX shim', () => {
@@ -134,24 +135,34 @@ describe('the POSIX shim', () => {
 });
 
 describe('the Windows shim, rendered on any platform', () => {
+  const root = join('C:', 'Users', 'Jürgen 日本', 'AppData', 'Local', 'Temp', 'shimkit-1');
   const target = {
     name: 'git',
     nodeFlags: [],
-    nodePath: 'C:\\Program Files\\nodejs\\node.exe',
-    runnerPath: 'C:\\Users\\ann\\100% sure\\node_modules\\shimkit\\dist\\runner.cjs',
-    stateDir: 'C:\\Users\\ann\\AppData\\Local\\Temp\\shimkit-1\\state\\git',
+    nodePath: 'C:\\Program Files\\100% node\\node.exe',
+    runnerPath: join(root, 'runner', 'runner.cjs'),
+    stateDir: join(root, 'state', 'git.1a'),
+    shimDir: join(root, 'node_modules', '.bin'),
+    root,
   };
 
-  it('MB-01 is a .cmd file that runs the runner with the absolute node path, passing %* through', () => {
+  it('MB-01 is a .cmd file that runs node, the runner and the state named from %~dp0, passing %* through', () => {
     const text = renderWindowsShim(target);
     const lines = text.split('\r\n');
     expect(text.includes('\n') && !/[^\r]\n/.test(text)).toBe(true); // CRLF only
+    expect(cmdReadable(text.replaceAll('\r\n', ''))).toBe(true); // cmd.exe reads it in the OEM code page
     expect(lines[0]).toBe('@echo off');
     expect(lines).toContain('setlocal DisableDelayedExpansion');
     expect(lines).toContain(
-      '"C:\\Program Files\\nodejs\\node.exe" "C:\\Users\\ann\\100%% sure\\node_modules\\shimkit\\dist\\runner.cjs" "C:\\Users\\ann\\AppData\\Local\\Temp\\shimkit-1\\state\\git" %*',
+      '"C:\\Program Files\\100%% node\\node.exe" "%~dp0..\\..\\runner\\runner.cjs" "%~dp0..\\..\\state\\git.1a" %*',
     );
     expect(lines).toContain('exit /b %ERRORLEVEL%');
+  });
+
+  it('MB-17 refuses a path outside the temp dir that cmd.exe could not read', () => {
+    expect(() => renderWindowsShim({ ...target, nodePath: 'C:\\Users\\Jürgen\\node.exe' })).toThrow(
+      /cannot name C:.*Jürgen.*printable ASCII/,
+    );
   });
 
   it('MB-17 escapes only % in paths and refuses a path containing a double quote', () => {
@@ -167,14 +178,35 @@ describe('the Windows shim, rendered on any platform', () => {
     expect(shimFileName('git', 'darwin')).toBe('git');
   });
 
-  it('MB-01 createMockBinary({ platform: "win32" }) writes the .cmd shim on disk', async () => {
+  it('MB-01 createMockBinary({ platform: "win32" }) writes the .cmd shim under node_modules/.bin, with the runner copied beside it', async () => {
     await using git = createMockBinary('git', {
       platform: 'win32',
       nodePath: 'C:\\node\\node.exe',
     });
     expect(git.path).toBe(join(git.dir, 'git.cmd'));
+    // cross-spawn escapes a .cmd's arguments twice only under node_modules/.bin (as for npm's shims).
+    expect(git.dir.endsWith(join('node_modules', '.bin'))).toBe(true);
     const text = readFileSync(git.path, 'utf8');
-    expect(text).toContain('"C:\\node\\node.exe" ');
+    expect(text).toContain('"C:\\node\\node.exe" "%~dp0..\\..\\runner\\runner.cjs" ');
     expect(text).toContain(' %*\r\n');
+    const root = join(git.dir, '..', '..');
+    expect(readFileSync(join(root, 'runner', 'runner.cjs'))).toEqual(
+      readFileSync('dist/runner.cjs'),
+    );
+    expect(existsSync(join(root, 'runner', 'runner-cold.cjs'))).toBe(true);
+  });
+
+  it('MB-17 a Node whose path is not printable ASCII is linked into the temp dir and named from %~dp0', async () => {
+    const dir = join(testDir(), 'Jürgen 日本');
+    mkdirSync(dir);
+    const node = join(dir, 'node.exe');
+    writeFileSync(node, 'not really node');
+    await using bin = createMockBinDir({ platform: 'win32' });
+    const git = bin.mock('git', { nodePath: node });
+    const gh = bin.mock('gh', { nodePath: node });
+    const text = readFileSync(git.path, 'utf8');
+    expect(text).toContain('"%~dp0..\\..\\node\\1\\node.exe" ');
+    expect(readFileSync(gh.path, 'utf8')).toContain('"%~dp0..\\..\\node\\1\\node.exe" '); // once per bin dir
+    expect(readFileSync(join(bin.root, 'node', '1', 'node.exe'), 'utf8')).toBe('not really node');
   });
 });

@@ -235,6 +235,34 @@ describe('binary names', () => {
     expect(validateBinaryName('git', 'win32')).toBe('git');
   });
 
+  it('MB-17 refuses up front a Windows name cmd.exe could not run: non-ASCII, spaces, cmd metacharacters', () => {
+    for (const name of ['ünïcode', '日本', 'sp ace', 'tab\tx']) {
+      expect(() => validateBinaryName(name, 'win32')).toThrow(
+        /printable ASCII without spaces|control/,
+      );
+    }
+    for (const name of ['100%', 'a!b', 'a^b', 'a&b', '(x)', 'a=b', 'a;b', 'a,b']) {
+      expect(() => validateBinaryName(name, 'win32')).toThrow(/cmd\.exe treats/);
+    }
+    for (const name of [
+      'git',
+      'docker-compose',
+      'python3.11',
+      'kubectl_v2',
+      'x+y',
+      'a@1',
+      'a#b',
+      'a$b',
+      'a~1',
+    ]) {
+      expect(validateBinaryName(name, 'win32')).toBe(name);
+    }
+    expect(() => createMockBinary('sp ace', { platform: 'win32' })).toThrow(
+      /Invalid mock binary name "sp ace"/,
+    );
+    expect(validateBinaryName('sp ace', 'linux')).toBe('sp ace'); // sh runs it by any name
+  });
+
   it('MB-17 refuses two mocks of the same name in one bin dir', async () => {
     await using bin = createMockBinDir();
     bin.mock('git');
