@@ -30,6 +30,7 @@ export type {
 export {
   CommandNotFoundError,
   ProcessExitedError,
+  ProcessNotEndedError,
   SpawnError,
   StdinNotWritableError,
   type StdinState,

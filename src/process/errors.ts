@@ -85,3 +85,19 @@ export class StdinNotWritableError extends ShimkitError {
     this.state = state;
   }
 }
+
+/**
+ * `close()` could not end the process (Windows: taskkill failed and so did
+ * terminating the process itself). Nothing more can be done from Node.
+ */
+export class ProcessNotEndedError extends ShimkitError {
+  readonly pid: number;
+
+  constructor(commandLine: string, pid: number, why: string) {
+    super(
+      'ERR_SHIMKIT_PROCESS_NOT_ENDED',
+      `Could not end ${commandLine} (pid ${pid}): ${why}, and it still ran 5 s after being terminated directly. End it by hand (taskkill /PID ${pid} /T /F) and check that %SystemRoot%\\System32\\taskkill.exe runs.`,
+    );
+    this.pid = pid;
+  }
+}

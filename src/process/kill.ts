@@ -48,22 +48,59 @@ export function procStat(pid: number | string): { state: string; pgid: number } 
   return readStat(pid) ?? undefined;
 }
 
-/** Kill the tree at once, synchronously (for exit handlers). */
+/** How long taskkill may take before it counts as failed. */
+export const TASKKILL_LIMIT_MS = 5000;
+
+/**
+ * Kill the tree at once, synchronously (for exit handlers). On Windows, if
+ * taskkill cannot run or fails, the process itself is still terminated.
+ */
 export function killTreeSync(pid: number, platform: NodeJS.Platform, env: Env): void {
   if (platform === 'win32') {
     const { file, args } = taskkillCommand(pid, env);
-    spawnSync(file, args, { stdio: 'ignore', windowsHide: true, timeout: 5000 });
+    const r = spawnSync(file, args, {
+      stdio: 'ignore',
+      windowsHide: true,
+      timeout: TASKKILL_LIMIT_MS,
+    });
+    if (r.error || r.status !== 0) killQuietly(pid);
     return;
   }
   signalGroup(pid, 'SIGKILL');
 }
 
-/** Run taskkill for `pid` and resolve when it has finished (Windows). */
-export function taskkill(pid: number, env: Env): Promise<void> {
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL'); // TerminateProcess on Windows
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Run taskkill for `pid` (Windows). Resolves with `undefined` once it ended
+ * the tree, or with what went wrong: it could not be started, it failed, or
+ * it took longer than `TASKKILL_LIMIT_MS` (and was killed).
+ */
+export function taskkill(pid: number, env: Env): Promise<string | undefined> {
   const { file, args } = taskkillCommand(pid, env);
   return new Promise((resolve) => {
-    const child = spawn(file, args, { stdio: 'ignore', windowsHide: true });
-    child.on('error', () => resolve());
-    child.on('close', () => resolve());
+    let stderr = '';
+    const child = spawn(file, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      windowsHide: true,
+      timeout: TASKKILL_LIMIT_MS,
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (stderr.length < 500) stderr += chunk.toString();
+    });
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      resolve(`${file} could not be started (${error.code ?? error.message})`),
+    );
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(undefined);
+      else if (signal) resolve(`${file} did not finish within ${TASKKILL_LIMIT_MS} ms`);
+      else resolve(`${file} exited with ${code}${stderr.trim() ? `: ${stderr.trim()}` : ''}`);
+    });
   });
 }

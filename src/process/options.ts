@@ -92,6 +92,8 @@ export interface RunOptions extends Omit<SpawnProcessOptions, 'stdin' | 'keep'> 
 export interface ResolvedSpawn {
   sandbox: TestSandbox | undefined;
   cwd: string;
+  /** Where the command was found (on the child's PATH, or as given). */
+  file: string;
   env: Record<string, string>;
   stdin: 'pipe' | 'ignore' | 'inherit';
   input: string | Uint8Array | undefined;
@@ -181,11 +183,13 @@ export function resolveSpawn(
     throw optionError(where, 'keep', 'true or false', o.keep);
   }
 
-  if (findCommand(command, env, cwd, platform) === undefined) {
+  const file = findCommand(command, env, cwd, platform);
+  if (file === undefined) {
     const { dirs } = commandCandidates(command, env, cwd, platform);
     throw new CommandNotFoundError(command, dirs, cwd, notExecutable(command, env, cwd, platform));
   }
   return {
+    file,
     sandbox,
     cwd,
     env,

@@ -1,25 +1,51 @@
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordGroup } from '../internal/leftovers/registry.js';
+import { ProcessNotEndedError } from './errors.js';
 import { groupAlive, killTreeSync, signalGroup, taskkill } from './kill.js';
 import { until } from './poll.js';
 
 const REAP_LIMIT_MS = 5000;
 
+/** What `endTree` needs to know about the child. */
+export interface TreeChild {
+  pid: number;
+  /** Whether the child itself has not exited yet. */
+  running(): boolean;
+  /** End the child itself (not its tree): the Windows fallback. */
+  terminate(): void;
+  /** For messages. */
+  commandLine: string;
+}
+
 /**
- * End the tree of `pid` for `close()`. POSIX: SIGTERM to the group, poll until
- * the child has exited (`running()` false) and no live member is left,
- * SIGKILL after `graceMs`, and poll again for at most 5 s. Windows:
- * `taskkill /T /F` while the child still runs (there is no graceful stage).
+ * End the tree of a child for `close()`. POSIX: SIGTERM to the group, poll
+ * until the child has exited and no live member is left, SIGKILL after
+ * `graceMs`, and poll again for at most 5 s. Windows: `taskkill /T /F` while
+ * the child still runs (there is no graceful stage), bounded; if taskkill
+ * cannot run, fails, or the child still runs 5 s later, the child itself is
+ * terminated and a warning says that what it started may live on. Throws
+ * `ProcessNotEndedError` if even that leaves the child running.
  */
 export async function endTree(
-  pid: number,
+  child: TreeChild,
   platform: NodeJS.Platform,
   graceMs: number,
-  running: () => boolean,
 ): Promise<void> {
+  const { pid, running } = child;
   if (pid === 0) return;
   if (platform === 'win32') {
-    if (running()) await taskkill(pid, process.env); // the test process's SystemRoot
+    if (!running()) return;
+    const problem = await taskkill(pid, process.env); // the test process's SystemRoot
+    if (!problem && (await until(() => !running(), REAP_LIMIT_MS))) return;
+    const why = problem ?? `the process still ran ${REAP_LIMIT_MS} ms after taskkill`;
+    child.terminate();
+    if (!(await until(() => !running(), REAP_LIMIT_MS))) {
+      throw new ProcessNotEndedError(child.commandLine, pid, why);
+    }
+    process.emitWarning(
+      `shimkit: ${child.commandLine} (pid ${pid}) was ended by itself, not with its tree: ${why}. Processes it started may still run; check SystemRoot (taskkill is run from %SystemRoot%\\System32).`,
+      { code: 'SHIMKIT_TREE_NOT_ENDED' },
+    );
     return;
   }
   if (!signalGroup(pid, 'SIGTERM')) return;

@@ -1,22 +1,29 @@
-import type { ChildProcess } from 'node:child_process';
-import crossSpawn from 'cross-spawn';
+import { type ChildProcess, spawn } from 'node:child_process';
 import type { ResolvedSpawn } from './options.js';
+import { windowsSpawn } from './windows-command.js';
 
 /**
- * Start the child through cross-spawn (so `.cmd` shims run on Windows),
- * detached on POSIX so it leads its own process group, and feed it `input`.
+ * Start the child, detached on POSIX so it leads its own process group, and
+ * feed it `input`. On Windows a `.cmd` (a mock binary's shim, npm's shims)
+ * runs through cmd.exe with a command line that gives it exactly `args`
+ * (see windows-command.ts).
  */
 export function spawnChild(
   command: string,
   args: readonly string[],
   options: ResolvedSpawn,
 ): ChildProcess {
-  const child = crossSpawn(command, [...args], {
+  const how =
+    options.platform === 'win32'
+      ? windowsSpawn(command, args, options.file, process.env) // the test process's ComSpec
+      : { file: command, args: [...args], windowsVerbatimArguments: false };
+  const child = spawn(how.file, how.args, {
     cwd: options.cwd,
     env: options.env,
     detached: options.platform !== 'win32',
     stdio: [options.stdin, 'pipe', 'pipe'],
     windowsHide: true,
+    windowsVerbatimArguments: how.windowsVerbatimArguments,
   });
   if (child.stdin) {
     child.stdin.on('error', () => {}); // EPIPE when the child exits before reading all input

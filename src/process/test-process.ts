@@ -275,7 +275,13 @@ export class TestProcess {
   async #close(graceMs: number): Promise<ProcessExit> {
     const release = this.#keepalive.hold();
     try {
-      await endTree(this.pid, this.#options.platform, graceMs, () => this.running);
+      const tree = {
+        pid: this.pid,
+        running: () => this.running,
+        terminate: () => this.#child.kill('SIGKILL'),
+        commandLine: this.commandLine,
+      };
+      await endTree(tree, this.#options.platform, graceMs);
       await this.#afterOutput();
     } finally {
       release();
