@@ -21,6 +21,31 @@ export function removeTree(path: string, trashName?: string): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     // Not renameable: delete in place.
   }
-  rmSync(target, { recursive: true, force: true, maxRetries: 5, retryDelay: 10 });
+  try {
+    rmSync(target, { recursive: true, force: true, maxRetries: 5, retryDelay: 10 });
+  } catch (error) {
+    // Windows: a call still running holds files open, and its dir cannot go
+    // until it exits. Renamed away, the tree is already out of every path
+    // anyone uses: finish in the background (the leftover sweep knows the name).
+    if (target !== trash || !busyOnWindows(error)) throw error;
+    finishLater(trash);
+  }
   return true;
+}
+
+function busyOnWindows(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return process.platform === 'win32' && ['ENOTEMPTY', 'EBUSY', 'EPERM'].includes(code ?? '');
+}
+
+/** Retry the delete every 200 ms for up to 30 s, without keeping Node alive. */
+function finishLater(path: string, attempt = 1): void {
+  const timer = setTimeout(() => {
+    try {
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      if (attempt < 150) finishLater(path, attempt + 1);
+    }
+  }, 200);
+  timer.unref();
 }

@@ -30,10 +30,11 @@ export function renderPosixShim(target: ShimTarget): string {
 }
 
 /**
- * A Windows `.cmd` shim. cmd.exe reads it in the OEM code page, so it names
- * everything inside the bin dir's root from its own location, `%~dp0` (kept
- * in Unicode by cmd.exe, whatever the user's name), and other paths only
- * when they are printable ASCII (see windows-layout.ts). Paths are put in
+ * A Windows `.cmd` shim. cmd.exe reads it in the OEM code page, so a path
+ * that is not printable ASCII (a temp dir under `C:\Users\Jürgen`) is named
+ * from the shim's own location, `%~dp0`, which cmd.exe keeps in Unicode;
+ * the runner and Node are made reachable inside the root for that (see
+ * windows-layout.ts). Paths are put in
  * double quotes (Windows paths cannot contain `"`); inside them cmd.exe only
  * expands `%`, so that is the one character escaped (`%%`). The line that
  * runs node has delayed expansion off, so `!` in paths and arguments is
@@ -47,19 +48,22 @@ export function renderWindowsShim(target: ShimTarget): string {
   );
 }
 
-/** `"%~dp0..\..\state\git.1a2b"` for a path inside the root, `"C:\…"` for one outside it. */
+/**
+ * A path as the shim names it: absolute when cmd.exe can read it (escaping
+ * `%`), else from the shim's own location (`"%~dp0..\\..\\state\\git.1a2b"`)
+ * for a path inside the root. `%~dp0` is the fallback, not the rule: Wine's
+ * cmd.exe expands `%VAR%` again inside what `%~dp0` expands to.
+ */
 function cmdPath(value: string, target: ShimTarget): string {
+  if (cmdReadable(value)) return cmdQuote(value);
   const inRoot = relative(target.root, value);
   if (inRoot !== '' && !inRoot.startsWith('..') && !isAbsolute(inRoot)) {
     const fromShim = relative(target.shimDir, value).split(sep).join('\\');
     if (cmdReadable(fromShim)) return `"%~dp0${fromShim.replaceAll('%', '%%')}"`;
   }
-  if (!cmdReadable(value)) {
-    throw new InvalidOptionError(
-      `A Windows shim cannot name ${value}: cmd.exe reads .cmd files in the OEM code page, so a path outside the mock's temp dir must be printable ASCII.`,
-    );
-  }
-  return cmdQuote(value);
+  throw new InvalidOptionError(
+    `A Windows shim cannot name ${value}: cmd.exe reads .cmd files in the OEM code page, so a path outside the mock's temp dir must be printable ASCII.`,
+  );
 }
 
 export function renderShim(target: ShimTarget, platform: NodeJS.Platform): string {

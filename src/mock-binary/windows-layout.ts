@@ -11,11 +11,12 @@ import { packageFile } from '../internal/package-files.js';
  *   as npm's own shims do; a shim passes them on through `%*`, which cmd.exe
  *   parses a second time. Anywhere else `"&calc&"` would run `calc`.
  * - cmd.exe reads a `.cmd` file in the OEM code page, so the shim may only
- *   name paths in printable ASCII. It finds its state and the runner from its
- *   own location (`%~dp0`, which cmd.exe keeps in Unicode): the runner is
- *   copied into `<root>\runner\`, and a Node whose path is not printable
- *   ASCII (`C:\Users\Jürgen\…\node.exe`) is hard-linked (copied where a link
- *   cannot be made) into `<root>\node\<n>\`.
+ *   spell out paths in printable ASCII. Others it names from its own
+ *   location (`%~dp0`, which cmd.exe keeps in Unicode), so everything it
+ *   runs is inside the root: the runner is copied into `<root>\runner\`, and
+ *   a Node whose path is not printable ASCII (`C:\Users\Jürgen\…\node.exe`)
+ *   is hard-linked (copied where a link cannot be made) into
+ *   `<root>\node\<n>\`.
  */
 export const WINDOWS_BIN_SEGMENTS = ['node_modules', '.bin'] as const;
 
