@@ -1,13 +1,14 @@
 import { existsSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
-import { basename, dirname, posix, win32 } from 'node:path';
+import { basename, dirname, posix } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { ProxyListenError } from './errors.js';
 
 /**
- * Where the proxy listens or connects: an absolute Unix socket path, or TCP
- * host and port (`host` defaults to `'127.0.0.1'`).
+ * Where the proxy listens or connects: an absolute Unix socket path (a
+ * named pipe `\\.\pipe\name` on Windows), or TCP host and port (`host`
+ * defaults to `'127.0.0.1'`).
  */
 export type Address = string | { host?: string; port: number };
 
@@ -27,7 +28,13 @@ export type ListenAddress<L extends Address = Address> = L extends string ? stri
 /** @internal A validated address. */
 export type ResolvedAddress =
   | { kind: 'unix'; path: string }
+  | { kind: 'pipe'; path: string }
   | { kind: 'tcp'; host: string; port: number };
+
+/** A Windows named pipe path: `\\.\pipe\<name>` (or `\\?\pipe\<name>`). */
+const NAMED_PIPE = /^\\\\[.?]\\pipe\\[^\\]/i;
+/** The longest pipe name Windows takes (256 characters, the `\\.\pipe\` included). */
+const PIPE_NAME_LIMIT = 256;
 
 /** @internal Bytes a Unix socket path may have, without its terminating NUL (sun_path is 108 on Linux, 104 elsewhere). */
 export function socketPathLimit(platform: NodeJS.Platform): number {
@@ -45,7 +52,10 @@ export function resolveAddress(
   where = 'createFrameProxy()',
   platform: NodeJS.Platform = process.platform,
 ): ResolvedAddress {
-  const expected = 'an absolute Unix socket path or { host, port }';
+  const expected =
+    platform === 'win32'
+      ? 'a named pipe path (\\\\.\\pipe\\name) or { host, port }'
+      : 'an absolute Unix socket path or { host, port }';
   const the = `the \`${option}\` option of ${where}`;
   if (value === undefined) {
     throw new InvalidOptionError(
@@ -58,13 +68,25 @@ export function resolveAddress(
         `Expected ${the} to be ${expected}, got ${describeValue(value)}.`,
       );
     }
-    if (/^\\\\[.?]\\pipe\\/i.test(value)) {
+    if (NAMED_PIPE.test(value)) {
+      if (platform !== 'win32') {
+        throw new InvalidOptionError(
+          `${capitalize(the)} ${JSON.stringify(value)} is a Windows named pipe, and this is ${platform}: pass an absolute Unix socket path here, such as join(dir, 'proxy.sock') with dir from mkdtemp.`,
+        );
+      }
+      if (value.length > PIPE_NAME_LIMIT) {
+        throw new InvalidOptionError(
+          `${capitalize(the)} is a named pipe of ${value.length} characters; Windows takes at most ${PIPE_NAME_LIMIT}: ${value}.`,
+        );
+      }
+      return { kind: 'pipe', path: value };
+    }
+    if (platform === 'win32') {
       throw new InvalidOptionError(
-        `${capitalize(the)} ${JSON.stringify(value)} is a Windows named pipe; this version of the proxy supports Unix sockets and TCP.`,
+        `${capitalize(the)} ${JSON.stringify(value)} is a file path; on Windows Node listens and connects on named pipes, not socket files. Pass a pipe name of this test's own, such as \`\\\\.\\pipe\\shimkit-\${process.pid}-\${n}\`, or { host: '127.0.0.1', port: 0 }.`,
       );
     }
-    const absolute = platform === 'win32' ? win32.isAbsolute : posix.isAbsolute;
-    if (!absolute(value)) {
+    if (!posix.isAbsolute(value)) {
       throw new InvalidOptionError(
         `Expected ${the} to be an absolute socket path, got ${describeValue(value)}: a relative path follows the cwd. Pass an absolute path, such as join(dir, ${JSON.stringify(basename(value) || 'proxy.sock')}) with dir from mkdtemp.`,
       );
@@ -102,7 +124,7 @@ function capitalize(text: string): string {
 
 /** @internal */
 export function formatAddress(address: ResolvedAddress): string {
-  return address.kind === 'unix' ? address.path : `${address.host}:${address.port}`;
+  return address.kind === 'tcp' ? `${address.host}:${address.port}` : address.path;
 }
 
 /** @internal Why `server.listen()` failed, in words that say what to do. */
@@ -122,6 +144,10 @@ export function listenError(address: ResolvedAddress, cause: unknown): ProxyList
       message = `Cannot listen on ${where}: no permission to create a socket in ${dir} (${errno}). Listen in a dir you can write, such as one made with mkdtemp.`;
     } else if (errno === 'EADDRINUSE') {
       message = `Cannot listen on ${where}: another process started listening there (EADDRINUSE). Use a path of this test's own, in a dir made with mkdtemp.`;
+    }
+  } else if (address.kind === 'pipe') {
+    if (errno === 'EADDRINUSE' || errno === 'EACCES') {
+      message = `Cannot listen on ${where}: another server has this pipe name (${errno}). Use a name of this test's own, with the pid and a counter in it.`;
     }
   } else if (errno === 'EADDRINUSE') {
     message = `Cannot listen on ${where}: the port is in use (EADDRINUSE). Use port 0 to pick a free one, then connect to proxy.address.`;
@@ -144,16 +170,37 @@ export async function clearStaleSocket(path: string): Promise<void> {
       `Cannot listen on ${path}: a file that is not a socket is in the way.`,
     );
   }
-  const alive = await new Promise<boolean>((resolve) => {
+  if (await answers(path)) {
+    throw new InvalidOptionError(`Cannot listen on ${path}: another process is listening there.`);
+  }
+  unlinkSync(path);
+}
+
+/**
+ * @internal Refuse a named pipe another server already has. libuv asks
+ * Windows for the first instance of the name, but not every Windows-like
+ * system enforces that (Wine does not), and a second instance would take
+ * connections meant for the first: so ask whether anyone answers.
+ */
+export async function assertPipeFree(address: { kind: 'pipe'; path: string }): Promise<void> {
+  if (await answers(address.path, ['EBUSY'])) {
+    throw listenError(
+      address,
+      Object.assign(new Error('the pipe name is in use'), { code: 'EADDRINUSE' }),
+    );
+  }
+}
+
+/** Whether a server accepts a connection at `path` (or fails with one of `busyCodes`, which says one is there). */
+function answers(path: string, busyCodes: readonly string[] = []): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
     const probe = connect({ path });
     probe.once('connect', () => {
       probe.destroy();
       resolve(true);
     });
-    probe.once('error', () => resolve(false));
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(busyCodes.includes(error.code ?? '')),
+    );
   });
-  if (alive) {
-    throw new InvalidOptionError(`Cannot listen on ${path}: another process is listening there.`);
-  }
-  unlinkSync(path);
 }

@@ -9,6 +9,7 @@ import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
 import {
   type Address,
+  assertPipeFree,
   clearStaleSocket,
   formatAddress,
   type ListenAddress,
@@ -174,7 +175,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     this.#total = new Tally(undefined, () => this.#notify());
     const bound = server.address();
     this.address = (
-      listen.kind === 'unix'
+      listen.kind !== 'tcp'
         ? listen.path
         : {
             host: listen.host,
@@ -314,7 +315,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   #accept(client: Socket): void {
     const id = ++this.#accepted;
     const upstream =
-      this.#upstream.kind === 'unix'
+      this.#upstream.kind !== 'tcp'
         ? connect({ path: this.#upstream.path, allowHalfOpen: true })
         : connect({ host: this.#upstream.host, port: this.#upstream.port, allowHalfOpen: true });
     // Neither side keeps the process alive by itself (SP-10): the peers' own sockets do.
@@ -439,6 +440,7 @@ export async function createFrameProxy<L extends Address>(
   const rules = parseFaults(options.faults);
   sweepOnce(); // requirement SP-11: what dead test processes left, on the first use
   if (listen.kind === 'unix') await clearStaleSocket(listen.path);
+  if (listen.kind === 'pipe') await assertPipeFree(listen);
 
   const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });
   await new Promise<void>((resolve, reject) => {
@@ -448,7 +450,7 @@ export async function createFrameProxy<L extends Address>(
       server.off('error', failed);
       resolve();
     };
-    if (listen.kind === 'unix') server.listen(listen.path, ready);
+    if (listen.kind !== 'tcp') server.listen(listen.path, ready);
     else server.listen(listen.port, listen.host, ready);
   });
   return FrameProxy.create<ListenAddress<L>>({

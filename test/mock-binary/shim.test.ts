@@ -201,7 +201,7 @@ describe('the Windows shim, rendered on any platform', () => {
     mkdirSync(dir);
     const node = join(dir, 'node.exe');
     writeFileSync(node, 'not really node');
-    await using bin = createMockBinDir({ platform: 'win32' });
+    await using bin = createMockBinDir({ platform: 'win32', tmpDir: dir }); // not ASCII: named from %~dp0
     const git = bin.mock('git', { nodePath: node });
     const gh = bin.mock('gh', { nodePath: node });
     const text = readFileSync(git.path, 'utf8');

@@ -445,12 +445,33 @@ describe('bad options are rejected at creation', () => {
     });
   });
 
-  it('PX-10 a relative path is refused on Windows-style and POSIX platforms alike', () => {
-    expect(() => resolveAddress('C:\\tmp\\p.sock', 'listen', 'x()', 'win32')).not.toThrow();
-    expect(() => resolveAddress('tmp\\p.sock', 'listen', 'x()', 'win32')).toThrow(
-      'Expected the `listen` option of x() to be an absolute socket path, got "tmp\\\\p.sock" (string)',
+  it('PX-10 a relative path is refused', () => {
+    expect(() => resolveAddress('tmp/p.sock', 'listen', 'x()', 'linux')).toThrow(
+      'Expected the `listen` option of x() to be an absolute socket path, got "tmp/p.sock" (string)',
     );
     expect(() => resolveAddress('/tmp/p.sock', 'upstream', 'x()', 'linux')).not.toThrow();
+  });
+
+  it('PX-10 Windows takes named pipes and refuses file paths with a clear error; elsewhere a pipe is refused', () => {
+    expect(resolveAddress('\\\\.\\pipe\\shimkit-1', 'listen', 'x()', 'win32')).toEqual({
+      kind: 'pipe',
+      path: '\\\\.\\pipe\\shimkit-1',
+    });
+    expect(resolveAddress('\\\\?\\PIPE\\a b', 'upstream', 'x()', 'win32').kind).toBe('pipe');
+    for (const file of ['C:\\tmp\\p.sock', 'tmp\\p.sock', '/tmp/p.sock']) {
+      expect(() => resolveAddress(file, 'listen', 'x()', 'win32')).toThrow(
+        /is a file path; on Windows Node listens and connects on named pipes, not socket files\. Pass a pipe name .*\\\\\.\\pipe\\shimkit-/,
+      );
+    }
+    expect(() =>
+      resolveAddress(`\\\\.\\pipe\\${'x'.repeat(300)}`, 'listen', 'x()', 'win32'),
+    ).toThrow(/named pipe of 309 characters; Windows takes at most 256/);
+    expect(() => resolveAddress('\\\\.\\pipe\\x', 'upstream', 'x()', 'linux')).toThrow(
+      /is a Windows named pipe, and this is linux: pass an absolute Unix socket path/,
+    );
+    expect(() => resolveAddress(undefined, 'listen', 'x()', 'win32')).toThrow(
+      /pass a named pipe path \(\\\\\.\\pipe\\name\) or \{ host, port \}/,
+    );
   });
 
   it('PX-10 a socket path longer than the OS limit is rejected with both lengths', async () => {

@@ -2,7 +2,7 @@
 // Mock binaries on Windows, for real: the .cmd shim under cmd.exe (Wine 10).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const { mkdirSync, readFileSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
 const {
