@@ -4,7 +4,8 @@
 # Host Debian's Wine 8 is not usable: it re-expands %VAR% inside %*, %1 crashes
 # its cmd.exe and its taskkill has no /T.
 #
-#   bash scripts/windows/lane.sh            # set up (once, cached) and run
+#   bash scripts/windows/lane.sh            # set up (once, cached), run the tests and the bench
+#   bash scripts/windows/lane.sh --bench    # only the bench; merges it into bench/results.json
 #   SHIMKIT_WINE_DIR=/somewhere bash …      # where the chroot lives (default .wine-lane/)
 #
 # Needs root, debootstrap (installed with apt-get when missing) and the Debian
@@ -18,6 +19,7 @@ lane=${SHIMKIT_WINE_DIR:-$repo/.wine-lane}
 root=$lane/root
 node_version=20.20.2
 required=${SHIMKIT_WINE_REQUIRED:-0}
+mode=${1:-test}
 
 say() { printf '[windows lane] %s\n' "$*"; }
 skip() {
@@ -104,25 +106,50 @@ setup
 mount_all
 [ -f "$repo/dist/index.cjs" ] || die "dist/ is missing: run npm run build first"
 
+# Unix pipes as node.exe's stdio fail under Wine: stdio is files, and the
+# results are written to files and read back.
+wine_node() {
+  timeout 600 chroot "$root" env -i HOME=/root PATH=/usr/bin:/bin LANG=C.UTF-8 \
+    WINEPREFIX=/root/prefix WINEDEBUG=-all wine /opt/node/bin/node.exe "$@" </dev/null >>"$lane/node.log" 2>&1
+}
+: >"$lane/node.log"
+
+bench() {
+  rm -f "$repo/.wine-results.bench.json"
+  wine_node 'Z:\repo\bench\windows.cjs' 'Z:\repo\.wine-results.bench.json'
+  [ -f "$repo/.wine-results.bench.json" ] || { cat "$lane/node.log"; die "the bench wrote no figures"; }
+  cat "$repo/.wine-results.bench.json"
+}
+
+if [ "$mode" = --bench ]; then
+  bench
+  stop_wine
+  node -e '
+    const fs = require("fs");
+    const file = "bench/results.json";
+    const all = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : {};
+    all.windows = JSON.parse(fs.readFileSync(".wine-results.bench.json", "utf8"));
+    fs.writeFileSync(file, JSON.stringify(all, null, 2) + "\n");
+  ' && say "merged into bench/results.json (section \"windows\")"
+  exit 0
+fi
+
 rm -f "$repo/.wine-results.tap" "$repo/.wine-results.txt"
 files=$(cd "$repo" && ls test/windows/*.test.cjs | sed 's|/|\\|g; s|^|Z:\\repo\\|')
 say "running $(echo "$files" | wc -l) test files under wine node.exe"
 started=$SECONDS
-# Unix pipes as node.exe's stdio fail under Wine: stdio is files, the
-# results are written by the reporters to files and read back.
 # shellcheck disable=SC2086
-timeout 600 chroot "$root" env -i HOME=/root PATH=/usr/bin:/bin LANG=C.UTF-8 \
-  WINEPREFIX=/root/prefix WINEDEBUG=-all \
-  wine /opt/node/bin/node.exe --test --test-concurrency=1 \
+wine_node --test --test-concurrency=1 \
   --test-reporter=spec '--test-reporter-destination=Z:\repo\.wine-results.txt' \
   --test-reporter=tap '--test-reporter-destination=Z:\repo\.wine-results.tap' \
-  $files </dev/null >"$lane/node.log" 2>&1
+  $files
 status=$?
-stop_wine
 [ -f "$repo/.wine-results.txt" ] && cat "$repo/.wine-results.txt"
 pass=$(grep -E '^# pass ' "$repo/.wine-results.tap" 2>/dev/null | awk '{print $3}')
 failed=$(grep -E '^# fail ' "$repo/.wine-results.tap" 2>/dev/null | awk '{print $3}')
 say "checks took $((SECONDS - started)) s (node.exe exited $status)"
 [ -n "$pass" ] || { cat "$lane/node.log"; die "no test report was written"; }
+bench || status=1
+stop_wine
 echo "windows: $pass passed, $failed failed"
 [ "$status" -eq 0 ] && [ "$failed" = 0 ]
