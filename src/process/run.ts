@@ -4,9 +4,12 @@ import type { ProcessExit, WaitResult } from './types.js';
 
 /** What `run()` reports. */
 export interface RunResult {
-  /** The exit code, or `null` when a signal ended the process. */
+  /**
+   * The exit code, or `null` when a signal ended the process. On Windows a
+   * process ended by taskkill (after a deadline) reports `1`.
+   */
   exitCode: number | null;
-  /** The signal that ended it (`SIGTERM`/`SIGKILL` after a deadline), or `null`. */
+  /** The signal that ended it (`SIGTERM`/`SIGKILL` after a deadline), or `null` (always on Windows). */
   signal: NodeJS.Signals | null;
   /** The last `tailBytes` of stdout. */
   stdout: string;
@@ -25,8 +28,12 @@ export interface RunResult {
 
 /**
  * Run a command to the end with a deadline, and return its exit and output.
- * Whatever it leaves behind in its process group is closed too, so nothing
- * outlives the call. A non-zero exit is reported, not thrown.
+ * On POSIX whatever it leaves behind in its process group is closed too, so
+ * nothing in the group outlives the call (a process that left the group,
+ * such as a daemon, can). On Windows a deadline ends the tree with taskkill,
+ * but what a child that already exited left behind (a `start /b`
+ * grandchild) cannot be found and lives on. A non-zero exit is reported,
+ * not thrown.
  *
  * @example
  * const r = await run('git', ['status', '--short'], { sandbox: sb, timeoutMs: 5000 });

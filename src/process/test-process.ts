@@ -236,9 +236,12 @@ export class TestProcess {
 
   /**
    * End the process and everything it started: SIGTERM to its process group,
-   * SIGKILL after `graceMs` if anything is left, then reap (Windows:
-   * `taskkill /T /F`). Safe to call more than once and after it exited;
-   * always resolves with how the process ended.
+   * SIGKILL after `graceMs` if anything is left, then reap. Safe to call more
+   * than once and after it exited; resolves with how the process ended.
+   * Windows: `taskkill /T /F` (the exit is then `exitCode: 1, signal:
+   * null`), given 5 s; if it fails, the child itself is terminated and a
+   * `SHIMKIT_TREE_NOT_ENDED` warning says its tree may live on, and if even
+   * that fails, rejects with `ProcessNotEndedError` rather than hang.
    */
   close(options?: { graceMs?: number }): Promise<ProcessExit> {
     const { graceMs } = resolveCloseOptions(options, this.#options, `${this.#label()}.close()`);
