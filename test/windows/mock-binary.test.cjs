@@ -3,7 +3,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
-const { mkdirSync, readFileSync, existsSync } = require('node:fs');
+const { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
 const {
   shimkit,
@@ -18,7 +18,7 @@ const {
 
 const { createMockBinary, createMockBinDir, run, spawnProcess } = shimkit;
 
-test('MB-21 every tricky argument reaches the call record exactly, one per call, through cross-spawn and run()', async (t) => {
+test('MB-21 every tricky argument reaches the call record exactly, one per call, through cross-spawn, run() and spawnProcess()', async (t) => {
   const git = own(t, createMockBinary('git', { tmpDir: tempDir(t) }));
   const env = git.env();
   for (const arg of CROSS_SPAWN_EXACT) {
@@ -29,9 +29,14 @@ test('MB-21 every tricky argument reaches the call record exactly, one per call,
     const r = await run('git', [arg], { env, timeoutMs: 30_000 });
     assert.equal(r.exitCode, 0, `exit for ${JSON.stringify(arg)}: ${r.stderr}`);
   }
+  for (const arg of TRICKY_ARGS) {
+    const p = spawnProcess('git', [arg], { env });
+    assert.equal((await p.wait({ timeoutMs: 30_000 })).exitCode, 0, JSON.stringify(arg));
+    await p.close();
+  }
   assert.deepEqual(
     git.calls().map((c) => c.argv),
-    [...CROSS_SPAWN_EXACT, ...TRICKY_ARGS].map((a) => [a]),
+    [...CROSS_SPAWN_EXACT, ...TRICKY_ARGS, ...TRICKY_ARGS].map((a) => [a]),
   );
 });
 
@@ -181,7 +186,11 @@ test('MB-07 stdin is captured through the shim', async (t) => {
   assert.equal(git.lastCall().stdin, 'patch ü\n');
 });
 
-test('MB-20 NODE_OPTIONS with & and quotes reaches the record intact and does not reach the runner', async (t) => {
+test('MB-20 NODE_OPTIONS=--require "C:\\…\\a&b pre.js" reaches the record whole and never the runner', async (t) => {
+  const dir = join(tempDir(t), 'a&b (x) 100%');
+  mkdirSync(dir);
+  const preload = join(dir, 'a&b pre.js');
+  writeFileSync(preload, "process.stderr.write('PRELOADED\\n');");
   const git = own(
     t,
     createMockBinary('git', {
@@ -190,11 +199,14 @@ test('MB-20 NODE_OPTIONS with & and quotes reaches the record intact and does no
       responses: [{ stdout: 'fine\n' }],
     }),
   );
-  const value = '--title="a&b pre" --max-old-space-size=64';
+  const value = `--require "${preload.replaceAll('\\', '/')}"`; // NODE_OPTIONS reads \\ as an escape
   const env = { ...git.env(), NODE_OPTIONS: value };
+  // The preload works for a plain node, so the check below can fail:
+  const plain = spawnSync(process.execPath, ['-e', '0'], { env, encoding: 'utf8' });
+  assert.equal(plain.stderr, 'PRELOADED\n');
   const r = crossSpawn.sync('git', ['a!b', '%PATH%', 'x y'], { env, encoding: 'utf8' });
   assert.equal(r.stdout, 'fine\n', r.stderr);
-  assert.equal(r.stderr, '');
+  assert.equal(r.stderr, ''); // the runner did not load it
   assert.equal(git.lastCall().env.NODE_OPTIONS, value);
   assert.deepEqual(git.lastCall().argv, ['a!b', '%PATH%', 'x y']);
 });
@@ -212,6 +224,39 @@ test('MB-18 dispose() during a call: the call ends, nothing is left', async (t) 
   assert.equal(exit.timedOut, false);
   await p.close();
   assert.equal(existsSync(git.dir), false);
+  // The runner held files open, so the renamed dir is deleted once it exits.
+  await until(() => readdirSync(parent).length === 0, 20_000, `${parent} to be empty`);
+});
+
+test('MB-09 install() in a process whose env spells it Path keeps that spelling, and a child without env finds the mock', async (t) => {
+  const dir = tempDir(t);
+  const script = join(dir, 'child.cjs');
+  writeFileSync(
+    script,
+    `const { createMockBinary } = require(${JSON.stringify(require.resolve('../../dist/index.cjs'))});
+     const crossSpawn = require(${JSON.stringify(require.resolve('cross-spawn'))});
+     const git = createMockBinary('git', { responses: [{ stdout: 'found\\n' }] });
+     git.install();
+     const keys = Object.keys(process.env).filter((k) => k.toUpperCase() === 'PATH');
+     const r = crossSpawn.sync('git', ['x'], { encoding: 'utf8' });
+     git.uninstall();
+     const after = Object.keys(process.env).filter((k) => k.toUpperCase() === 'PATH');
+     git.dispose();
+     require('fs').writeFileSync(${JSON.stringify(join(dir, 'out.json'))}, JSON.stringify({ keys, after, out: r.stdout, err: r.stderr }));`,
+  );
+  const pathValue = process.env.PATH ?? process.env.Path;
+  const env = {
+    SystemRoot: process.env.SystemRoot,
+    TEMP: process.env.TEMP,
+    Path: pathValue,
+    PATHEXT: '.COM;.EXE;.BAT;.CMD',
+  };
+  const r = spawnSync(process.execPath, [script], { env, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const got = JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8'));
+  assert.deepEqual(got.keys, ['Path']);
+  assert.deepEqual(got.after, ['Path']);
+  assert.equal(got.out, 'found\n', got.err);
 });
 
 test('SP-04 createSandbox + run("cmd", ["/c", "echo hi"]); sandbox.use(mock)', async (t) => {
