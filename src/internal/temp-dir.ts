@@ -4,10 +4,10 @@ import { resolve } from 'node:path';
 import tmp from 'tmp';
 import { InvalidOptionError, ShimkitError } from './errors.js';
 import { onProcessExit } from './exit-cleanup.js';
-import { kindOf, rootNameStem } from './leftovers/names.js';
+import { kindOf, randomName, rootNameStem } from './leftovers/names.js';
 import { processOwner, threadOwner } from './leftovers/owner.js';
 import { recordDir } from './leftovers/registry.js';
-import { markKept, randomName, sweepOnce } from './leftovers/sweep.js';
+import { markKept, sweepOnce } from './leftovers/sweep.js';
 import { removeTree } from './remove-tree.js';
 
 /** A private (0700) temp dir that is removed on `remove()` or when the process exits. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Owner } from './owner.js';
 
 /**
@@ -95,4 +96,11 @@ function parseNumber(text: string | undefined): number | undefined {
   if (text === undefined || !NUMBER.test(text)) return undefined;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : undefined;
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 6 random name characters, as in a root's name. */
+export function randomName(): string {
+  return [...randomBytes(6)].map((b) => ALPHABET[b % ALPHABET.length]).join('');
 }

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { removeTree } from '../remove-tree.js';
 import { killLeftGroup, removeSocket } from './groups.js';
 import { type Host, realHost } from './host.js';
-import { type LeftoverName, parseLeftoverName, rootNameStem } from './names.js';
+import { type LeftoverName, parseLeftoverName, randomName, rootNameStem } from './names.js';
 import { type Owner, ownerGone, processOwner, sameProcess } from './owner.js';
 import { type RegistryEntry, readRegistry, unlinkQuietly } from './registry.js';
 
@@ -138,13 +137,6 @@ function ours(path: string, host: Host): boolean {
   } catch {
     return false;
   }
-}
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** 6 random name characters, as in a root's name. */
-export function randomName(): string {
-  return [...randomBytes(6)].map((b) => ALPHABET[b % ALPHABET.length]).join('');
 }
 
 let sweptTmp = false;

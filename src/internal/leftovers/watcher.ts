@@ -3,9 +3,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageFile } from '../package-files.js';
-import { rootNameStem } from './names.js';
+import { randomName, rootNameStem } from './names.js';
 import { processOwner } from './owner.js';
-import { randomName } from './sweep.js';
 
 /**
  * Where exit handlers never run — jest gives each test file its own
