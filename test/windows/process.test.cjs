@@ -9,8 +9,9 @@ const { shimkit, tempDir, until, alive, own } = require('./helpers.cjs');
 
 const { createMockBinary, spawnProcess } = shimkit;
 
-/** A node parent that starts a node grandchild and writes the grandchild's pid to `file`. */
-function nodeTree(dir) {
+/** A node parent (a TestProcess) that started a node grandchild; resolves once the grandchild's pid is known. */
+async function nodeTree(t) {
+  const dir = tempDir(t);
   const file = join(dir, 'grandchild.pid');
   const script = join(dir, 'parent.js');
   writeFileSync(
@@ -20,19 +21,18 @@ function nodeTree(dir) {
      require('fs').writeFileSync(${JSON.stringify(file)}, String(c.pid));
      setInterval(() => {}, 1000);`,
   );
-  return { script, file };
-}
-
-test('SP-04 close() ends a node -> node tree (taskkill /T /F)', async (t) => {
-  const dir = tempDir(t);
-  const { script, file } = nodeTree(dir);
   const p = spawnProcess(process.execPath, [script]);
+  t.after(() => p.close());
   await until(
     () => existsSync(file) && readFileSync(file, 'utf8') !== '',
     30_000,
     'the grandchild pid',
   );
-  const grandchild = Number(readFileSync(file, 'utf8'));
+  return { p, grandchild: Number(readFileSync(file, 'utf8')) };
+}
+
+test('SP-04 close() ends a node -> node tree (taskkill /T /F)', async (t) => {
+  const { p, grandchild } = await nodeTree(t);
   assert.ok(alive(grandchild));
   const exit = await p.close();
   assert.equal(exit.signal, null); // Windows reports no signal: taskkill sets exit code 1
@@ -54,14 +54,7 @@ test('SP-04 close() ends cmd -> runner: a hanging mocked call', async (t) => {
 
 test('SP-04 close() when taskkill cannot run: bounded, falls back to ending the child, and warns', async (t) => {
   const dir = tempDir(t);
-  const { script, file } = nodeTree(dir);
-  const p = spawnProcess(process.execPath, [script]);
-  await until(
-    () => existsSync(file) && readFileSync(file, 'utf8') !== '',
-    30_000,
-    'the grandchild pid',
-  );
-  const grandchild = Number(readFileSync(file, 'utf8'));
+  const { p, grandchild } = await nodeTree(t);
   const key = Object.keys(process.env).find((k) => k.toUpperCase() === 'SYSTEMROOT');
   assert.ok(key, `no SystemRoot in ${Object.keys(process.env).join(', ')}`);
   assert.ok(p.running);
