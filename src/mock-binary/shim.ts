@@ -34,11 +34,10 @@ export function renderPosixShim(target: ShimTarget): string {
  * that is not printable ASCII (a temp dir under `C:\Users\Jürgen`) is named
  * from the shim's own location, `%~dp0`, which cmd.exe keeps in Unicode;
  * the runner and Node are made reachable inside the root for that (see
- * windows-layout.ts). Paths are put in
- * double quotes (Windows paths cannot contain `"`); inside them cmd.exe only
- * expands `%`, so that is the one character escaped (`%%`). The line that
- * runs node has delayed expansion off, so `!` in paths and arguments is
- * literal.
+ * windows-layout.ts). Paths are put in double quotes (Windows paths cannot
+ * contain `"`); inside them cmd.exe only expands `%`, so that is the one
+ * character escaped (`%%`). The line that runs node has delayed expansion
+ * off, so `!` in paths and arguments is literal.
  */
 export function renderWindowsShim(target: ShimTarget): string {
   const quote = (value: string) => cmdPath(value, target);
@@ -50,7 +49,7 @@ export function renderWindowsShim(target: ShimTarget): string {
 
 /**
  * A path as the shim names it: absolute when cmd.exe can read it (escaping
- * `%`), else from the shim's own location (`"%~dp0..\\..\\state\\git.1a2b"`)
+ * `%`), else from the shim's own location (`"%~dp0..\..\state\git.1a2b"`)
  * for a path inside the root. `%~dp0` is the fallback, not the rule: Wine's
  * cmd.exe expands `%VAR%` again inside what `%~dp0` expands to.
  */

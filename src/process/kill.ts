@@ -50,6 +50,8 @@ export function procStat(pid: number | string): { state: string; pgid: number } 
 
 /** How long taskkill may take before it counts as failed. */
 export const TASKKILL_LIMIT_MS = 5000;
+/** taskkill's exit code when no process has that pid (it exited first). */
+const TASKKILL_NOT_FOUND = 128;
 
 /**
  * Kill the tree at once, synchronously (for exit handlers). On Windows, if
@@ -63,7 +65,7 @@ export function killTreeSync(pid: number, platform: NodeJS.Platform, env: Env): 
       windowsHide: true,
       timeout: TASKKILL_LIMIT_MS,
     });
-    if (r.error || r.status !== 0) killQuietly(pid);
+    if (r.error || (r.status !== 0 && r.status !== TASKKILL_NOT_FOUND)) killQuietly(pid);
     return;
   }
   signalGroup(pid, 'SIGKILL');
@@ -79,8 +81,9 @@ function killQuietly(pid: number): void {
 
 /**
  * Run taskkill for `pid` (Windows). Resolves with `undefined` once it ended
- * the tree, or with what went wrong: it could not be started, it failed, or
- * it took longer than `TASKKILL_LIMIT_MS` (and was killed).
+ * the tree (or found the process already gone), or with what went wrong: it
+ * could not be started, it failed, or it took longer than
+ * `TASKKILL_LIMIT_MS` (and was killed).
  */
 export function taskkill(pid: number, env: Env): Promise<string | undefined> {
   const { file, args } = taskkillCommand(pid, env);
@@ -98,7 +101,7 @@ export function taskkill(pid: number, env: Env): Promise<string | undefined> {
       resolve(`${file} could not be started (${error.code ?? error.message})`),
     );
     child.on('close', (code, signal) => {
-      if (code === 0) resolve(undefined);
+      if (code === 0 || code === TASKKILL_NOT_FOUND) resolve(undefined);
       else if (signal) resolve(`${file} did not finish within ${TASKKILL_LIMIT_MS} ms`);
       else resolve(`${file} exited with ${code}${stderr.trim() ? `: ${stderr.trim()}` : ''}`);
     });
