@@ -48,10 +48,10 @@ for (let i = 0; i < ROUNDS; i += 1) {
 }
 git.dispose();
 const result = {
-  'windows.mockCall.ratioToNode': Number(median(ratios).toFixed(3)),
-  'windows.mockCall.medianMs': Number(median(mock).toFixed(1)),
-  'windows.node.medianMs': Number(median(node).toFixed(1)),
-  'windows.cmdExe.medianMs': Number(median(shell).toFixed(1)),
+  'mockCall.ratioToNode': Number(median(ratios).toFixed(3)),
+  'mockCall.medianMs': Number(median(mock).toFixed(1)),
+  'node.medianMs': Number(median(node).toFixed(1)),
+  'cmdExe.medianMs': Number(median(shell).toFixed(1)),
   rounds: ROUNDS,
   runtime: `node ${process.version} under Wine (win32 ${process.arch})`,
 };
