@@ -4,6 +4,7 @@
  * The one public door: everything a user may import is exported here.
  */
 export {
+  CallAssertionError,
   DisposedError,
   InvalidOptionError,
   InvalidResponseError,
@@ -19,6 +20,7 @@ export {
 } from './internal/leftovers/sweep-leftovers.js';
 export { createMockBinDir, MockBinDir, type MockBinDirOptions } from './mock-binary/bin-dir.js';
 export { createMockBinary } from './mock-binary/create.js';
+export { any } from './mock-binary/match.js';
 export { MockBinary } from './mock-binary/mock-binary.js';
 export type {
   MockBinaryOptions,
@@ -88,4 +90,4 @@ export {
 export { createFrameReader, FrameReader, type FrameReaderOptions } from './proxy/reader.js';
 export { ProtocolError, StateWriteError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';
-export type { ResponseSource } from './queue/types.js';
+export type { AnyValue, ArgMatcher, MockMatch, ResponseSource } from './queue/types.js';

@@ -34,6 +34,13 @@ export class UnusedResponsesError extends ShimkitError {
   }
 }
 
+/** A call assertion failed (`nthCall()`, `assertNthCall()`): the message shows expected and recorded argv. */
+export class CallAssertionError extends ShimkitError {
+  constructor(message: string) {
+    super('ERR_SHIMKIT_CALL_ASSERTION', message);
+  }
+}
+
 /** A `waitFor…` deadline passed before the condition held. */
 export class WaitTimeoutError extends ShimkitError {
   constructor(message: string) {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describeValue } from '../internal/describe.js';
-import { DisposedError, InvalidOptionError } from '../internal/errors.js';
+import { DisposedError, InvalidOptionError, UnusedResponsesError } from '../internal/errors.js';
 import { checkOptionKeys, resolvePlatform } from '../internal/options.js';
 import { runnerPath } from '../internal/package-files.js';
 import { type Env, envWithPathEntry } from '../internal/path-env.js';
@@ -150,9 +150,17 @@ export class MockBinDir {
     return this.platform === 'win32' ? name.toLowerCase() : name;
   }
 
-  /** Uninstall and delete the temp dir with every mock in it. */
+  /**
+   * Uninstall and delete the temp dir with every mock in it. Then, if a
+   * `strict` mock in it was not done, throw `UnusedResponsesError` with the
+   * report of each such mock.
+   */
   async dispose(): Promise<void> {
+    const reports = this.#disposed
+      ? []
+      : [...this.#mocks.values()].flatMap((mock) => mock.doneReport() ?? []);
     this.disposeSync();
+    if (reports.length > 0) throw new UnusedResponsesError(reports.join('\n'));
   }
 
   /** @internal The synchronous core of `dispose()`. */

@@ -9,13 +9,15 @@ export function callsOf(snapshot: Snapshot): MockCall[] {
   return snapshot.calls.map((record) => toMockCall(record, snapshot.claims));
 }
 
-function toMockCall(record: SnapshotRecord, claims: Map<number, number>): MockCall {
+function toMockCall(record: SnapshotRecord, claims: Map<number, number[]>): MockCall {
   // A call that died before it could finish its record is still "running" on
   // disk: killed, or (marked so) unable to write its last line.
   const ended = record.ended === true;
   const unrecorded = ended && record.unfinished === true;
   // A call says what it claimed only after its claim marker exists.
-  const claimed = record.source !== 'queue' || claims.get(record.response as number) === record.seq;
+  const claimed =
+    record.source !== 'queue' ||
+    claims.get(record.response as number)?.includes(record.seq) === true;
   const stdinBytes = () =>
     record.stdinBase64 === undefined ? undefined : Buffer.from(record.stdinBase64, 'base64');
   // Records are cached between calls(), so nothing of them is handed out to be
@@ -62,15 +64,25 @@ export function notDoneReport(name: string, snapshot: Snapshot): string | undefi
   const calls = callsOf(snapshot);
   const total = snapshot.queue.length;
   const unused: string[] = [];
+  const partly: string[] = [];
+  let used = 0;
   snapshot.queue.forEach((line, i) => {
-    if (!snapshot.claims.has(i + 1))
-      unused.push(`#${i + 1} ${summariseResponse(line, outDir(snapshot.genDir))}`);
+    const n = i + 1;
+    const { times, optional } = cardinality(line);
+    const count = snapshot.claims.get(n)?.length ?? 0;
+    const wanted = times === 'always' ? 1 : (times ?? 1);
+    if (count > 0) used += 1;
+    if (count >= wanted || optional) return;
+    const summary = summariseResponse(line, outDir(snapshot.genDir));
+    if (count === 0) unused.push(`#${n} ${summary}`);
+    else partly.push(`#${n} ${summary} (${count} of ${wanted} times)`);
   });
   const unmatched = calls.filter((c) => c.status === 'unmatched');
-  if (unused.length === 0 && unmatched.length === 0) return undefined;
+  if (unused.length === 0 && partly.length === 0 && unmatched.length === 0) return undefined;
 
-  const parts = [`${total - unused.length} of ${total} responses used`];
+  const parts = [`${used} of ${total} responses used`];
   if (unused.length > 0) parts.push(`never used: ${unused.join(', ')}`);
+  if (partly.length > 0) parts.push(`used too few times: ${partly.join(', ')}`);
   if (unmatched.length > 0) {
     const which = unmatched.map((c) => `#${c.index}`).join(', ');
     parts.push(
@@ -78,4 +90,15 @@ export function notDoneReport(name: string, snapshot: Snapshot): string | undefi
     );
   }
   return `mock "${name}": ${parts.join('; ')}\n${formatCalls(name, calls)}`;
+}
+
+/** `times` and `optional` of a queue line (lines without them are not parsed). */
+function cardinality(line: string): { times?: number | 'always'; optional?: boolean } {
+  if (!line.includes('"times"') && !line.includes('"optional"')) return {};
+  try {
+    const value = JSON.parse(line) as { times?: number | 'always'; optional?: boolean };
+    return { times: value.times, optional: value.optional === true };
+  } catch {
+    return {};
+  }
 }

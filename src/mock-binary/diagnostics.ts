@@ -2,7 +2,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { truncate } from '../internal/describe.js';
 import { formatCommand } from '../queue/format.js';
-import type { WireResponse } from '../queue/types.js';
+import { describeMatch } from '../queue/route.js';
+import type { WireMatch, WireResponse } from '../queue/types.js';
 import type { MockCall } from './types.js';
 
 /**
@@ -29,6 +30,9 @@ export function summariseResponse(response: WireResponse | string, outDir?: stri
       return `${kept[1]}:[${outDir ? sizeOf(join(outDir, field)) : 'a'} bytes]`;
     }
     if (key === 'jsonl' && Array.isArray(field)) return `jsonl:[${field.length} values]`;
+    if (key === 'match' && field && typeof field === 'object') {
+      return `match:{${describeMatch(field as WireMatch)}}`;
+    }
     if (key === 'writeFiles' && field && typeof field === 'object') {
       return `writeFiles:{${Object.keys(field)
         .map((p) => JSON.stringify(truncate(p, 30)))

@@ -2,6 +2,7 @@ import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import {
+  CallAssertionError,
   DisposedError,
   InvalidOptionError,
   UnusedResponsesError,
@@ -19,6 +20,8 @@ import {
   RecordCache,
   readSnapshot,
 } from '../queue/reader.js';
+import { describeArg, mismatch } from '../queue/route.js';
+import type { ArgMatcher, WireArg } from '../queue/types.js';
 import { appendToQueue, createInstance, resetState, retire } from '../queue/writer.js';
 import { callsOf, notDoneReport } from './calls.js';
 import { formatCalls } from './diagnostics.js';
@@ -63,6 +66,7 @@ export class MockBinary {
   readonly #bin: MockHost;
   readonly #forget: () => void;
   readonly #records = new RecordCache();
+  readonly #strict: boolean;
   #ownsBin = false;
   #disposed = false;
 
@@ -80,6 +84,7 @@ export class MockBinary {
     this.name = name;
     this.#bin = bin;
     this.#forget = forget;
+    this.#strict = options.strict;
     this.dir = bin.dir;
     this.path = join(bin.dir, shimFileName(name, options.platform));
     // A state dir of its own that no earlier mock of this name had (MB-18),
@@ -158,6 +163,52 @@ export class MockBinary {
   /** The most recent call, if any. */
   lastCall(): MockCall | undefined {
     return this.calls().at(-1);
+  }
+
+  /**
+   * Call number `n` (1-based, as in `MockCall.index` and the diagnostics).
+   * Throws a `CallAssertionError` listing the calls if there is none.
+   */
+  nthCall(n: number): MockCall {
+    if (!Number.isInteger(n) || n < 1) {
+      throw new InvalidOptionError(
+        `Expected the call number of nthCall() on mock "${this.name}" to be an integer >= 1 (calls count from 1), got ${describeValue(n)}.`,
+      );
+    }
+    const calls = this.calls();
+    const call = calls[n - 1];
+    if (!call) {
+      throw new CallAssertionError(
+        `mock "${this.name}" has no call #${n}: it was called ${calls.length} time${calls.length === 1 ? '' : 's'}.\n${formatCalls(this.name, calls)}`,
+      );
+    }
+    return call;
+  }
+
+  /**
+   * Throw a `CallAssertionError` unless call `n` (1-based) had exactly these
+   * arguments; each may be a string, a RegExp or `any()`, as in `match.args`.
+   * The message names the first difference and shows both argv lists.
+   *
+   * @example
+   * git.assertNthCall(2, ['push', 'origin', /^release\//]);
+   */
+  assertNthCall(n: number, args: readonly ArgMatcher[]): void {
+    const call = this.nthCall(n);
+    let expected: WireArg[];
+    try {
+      expected = toWireResponse({ match: { args } }, `the arguments passed to assertNthCall()`)
+        .match?.args as WireArg[];
+    } catch (error) {
+      throw new InvalidOptionError((error as Error).message);
+    }
+    const why = mismatch({ args: expected }, { argv: call.argv, cwd: call.cwd, env: {} });
+    if (why === undefined) return;
+    throw new CallAssertionError(
+      `mock "${this.name}" call #${n} had other arguments: ${why}\n` +
+        `  expected: [${expected.map(describeArg).join(', ')}]\n` +
+        `  got:      ${JSON.stringify(call.argv)}\n${formatCalls(this.name, this.calls())}`,
+    );
   }
 
   /** Number of responses queued since creation or the last `reset()` (used ones included). */
@@ -257,7 +308,9 @@ export class MockBinary {
   /**
    * Uninstall and delete the mock (and its temp dir, if it has one of its
    * own). A call still running finishes without a trace: its state dir is
-   * moved away at once, so nothing it writes can reach a later mock.
+   * moved away at once, so nothing it writes can reach a later mock. A
+   * `strict` mock then throws `UnusedResponsesError` if it was not done
+   * (see `assertDone()`): it is removed either way.
    */
   async dispose(): Promise<void> {
     if (this.#disposed) return;
@@ -265,10 +318,22 @@ export class MockBinary {
       await this.#bin.dispose();
       return;
     }
+    const report = this.doneReport();
     this.markDisposed();
     this.#forget();
     tryUnlink(this.path);
     retire(this.stateDir);
+    if (report) throw new UnusedResponsesError(report);
+  }
+
+  /** @internal For a strict mock: why it is not done, or undefined (always undefined when not strict). */
+  doneReport(): string | undefined {
+    if (!this.#strict || this.#disposed) return undefined;
+    try {
+      return notDoneReport(this.name, readSnapshot(this.stateDir, this.#records));
+    } catch {
+      return undefined; // its state is gone already: nothing to report on
+    }
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

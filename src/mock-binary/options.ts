@@ -10,13 +10,22 @@ import {
   resolvePlatform,
 } from '../internal/options.js';
 import { responseProblem } from '../queue/response-schema.js';
-import { PROTOCOL_VERSION, type WireConfig, type WireResponse } from '../queue/types.js';
+import {
+  type ArgMatcher,
+  type MockMatch,
+  PROTOCOL_VERSION,
+  type WireArg,
+  type WireConfig,
+  type WireMatch,
+  type WireResponse,
+} from '../queue/types.js';
 import { runnerFlags } from './runner-flags.js';
 import type { MockBinaryOptions } from './types.js';
 
 const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
   'timeoutMs',
   'onExhausted',
+  'strict',
   'default',
   'recordEnv',
   'stdin',
@@ -37,6 +46,8 @@ export interface ResolvedOptions {
   /** Options for that Node (see runner-flags.ts). */
   nodeFlags: readonly string[];
   tmpDir: string | undefined;
+  /** `dispose()` asserts done (see `MockBinaryOptions.strict`). */
+  strict: boolean;
 }
 
 /** Check every option now (not when first used) and turn them into the on-disk config. */
@@ -81,6 +92,19 @@ export function resolveOptions(
     throw bad('onExhausted', `${oneOf(['repeat', 'fail'])} or a response object`, exhausted);
   }
 
+  const strict = options.strict ?? false;
+  if (typeof strict !== 'boolean') throw bad('strict', 'true or false', strict);
+  if (strict) {
+    for (const key of ['onExhausted', 'default'] as const) {
+      if (options[key] !== undefined) {
+        throw new InvalidOptionError(
+          `${where}: \`strict: true\` cannot take \`${key}\`: in strict mode a call no response is left for fails. Queue a response with \`times: 'always'\` (and \`optional: true\`) for calls that may come any number of times.`,
+        );
+      }
+    }
+    onExhausted = 'fail';
+  }
+
   const platform = binPlatform ?? resolvePlatform(options.platform, where);
   const nodePath = options.nodePath ?? process.execPath;
   if (typeof nodePath !== 'string' || nodePath === '')
@@ -106,7 +130,7 @@ export function resolveOptions(
     config.default = toWireResponse(options.default, `the \`default\` response of ${where}`);
   }
   const nodeFlags = runnerFlags(nodePath, platform, where);
-  return { config, responses, platform, nodePath, nodeFlags, tmpDir: options.tmpDir };
+  return { config, responses, platform, nodePath, nodeFlags, tmpDir: options.tmpDir, strict };
 }
 
 /** The platform whose shims to write (`process.platform` unless given). */
@@ -125,13 +149,36 @@ export function toWireResponse(value: unknown, where: string): WireResponse {
           ? (field as unknown[]).map((item) => JSON.parse(JSON.stringify(item)))
           : key === 'writeFiles'
             ? Object.fromEntries(Object.entries(field as object))
-            : field;
+            : key === 'match'
+              ? toWireMatch(field as MockMatch)
+              : field;
     }
     return wire as WireResponse;
   } catch (error) {
     if (error instanceof InvalidResponseError) throw error;
     throw new InvalidResponseError(`Could not read ${where}: ${String(error)}`, { cause: error });
   }
+}
+
+/** A validated `match` in its stored form: RegExps as `{ regex, flags }`, copied as checked. */
+function toWireMatch(match: MockMatch): WireMatch {
+  const wire: WireMatch = {};
+  if (match.args) wire.args = match.args.map(toWireArg);
+  if (match.argsPrefix) wire.argsPrefix = match.argsPrefix.map(toWireArg);
+  if (match.cwd !== undefined) wire.cwd = toWireArg(match.cwd);
+  if (match.env) {
+    wire.env = Object.fromEntries(
+      Object.entries(match.env).map(([k, v]) => [k, v === null ? null : toWireArg(v)]),
+    );
+  }
+  return wire;
+}
+
+function toWireArg(arg: ArgMatcher | { regex: string; flags: string }): WireArg {
+  if (typeof arg === 'string') return arg;
+  if (arg instanceof RegExp) return { regex: arg.source, flags: arg.flags.replace(/[gyd]/g, '') };
+  if ('any' in arg) return { any: true };
+  return { regex: arg.regex, flags: arg.flags };
 }
 
 /** `tmpDir` as given, if it is an existing dir (else a clear error); undefined when not given. */

@@ -18,6 +18,15 @@ export interface MockBinaryOptions {
    */
   onExhausted?: 'repeat' | 'fail' | MockResponse;
   /**
+   * Strict mode (requirement MB-22): a call no response is left for fails
+   * (as with `onExhausted: 'fail'`: nothing repeats, nothing is a default),
+   * and `dispose()` throws `UnusedResponsesError` if a response that is not
+   * `optional` was not used up, or a call had no response. Not with
+   * `onExhausted` or `default`.
+   * @default false
+   */
+  strict?: boolean;
+  /**
    * The response of calls made while nothing was ever queued (with
    * `onExhausted: 'repeat'`).
    * @default {} (exit 0, no output)

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createTemp, linkExclusive, tryClose, tryUnlink, writeBytes } from './atomic.js';
-import { callPath, claimPath, generationPath, queuePath } from './layout.js';
+import { callPath, claimPath, generationPath, queuePath, routedPath } from './layout.js';
 import { countLines } from './lines.js';
 import { recordLine } from './records.js';
 import { firstFree } from './search.js';
@@ -11,6 +11,8 @@ import type { CallStep, ResponseSource, WireCallRecord, WireConfig } from './typ
 export interface Claim {
   config: WireConfig;
   genDir: string;
+  /** Whether the generation is routed (see route-claim.ts). */
+  routed: boolean;
   /** The queue file as this call read it. */
   queueText: string;
   /** Number of responses in it. */
@@ -22,6 +24,16 @@ export interface Claim {
 }
 
 type CallFields = Omit<WireCallRecord, 'seq' | 'source' | 'response'>;
+
+/** The routed claim (route-claim.ts), passed in so the runner can load it only when needed. */
+export type RoutedClaimer = (input: {
+  genDir: string;
+  seq: number;
+  queueText: string;
+  fields: CallFields;
+  config: WireConfig;
+  link: (existing: string, target: string) => boolean;
+}) => { source: ResponseSource; response?: number };
 
 /**
  * The claim protocol, run by every call, with no lock:
@@ -41,6 +53,7 @@ type CallFields = Omit<WireCallRecord, 'seq' | 'source' | 'response'>;
 export function claimCall(
   stateDir: string,
   describeCall: (config: WireConfig) => CallFields,
+  claimRouted: RoutedClaimer,
 ): Claim {
   const { generation, config } = readState(stateDir);
   const genDir = generationPath(stateDir, generation);
@@ -49,22 +62,29 @@ export function claimCall(
   const fields = describeCall(config);
   const queueText = readText(queuePath(genDir));
   const total = countLines(queueText);
+  // After the queue: a routed line is appended only once the marker exists.
+  const routed = total > 0 && existsSync(routedPath(genDir));
 
   const { seq, fd } = publishRecord(genDir, fields);
   try {
     stopAt(config, 'recorded');
-    const taken = (k: number) => existsSync(claimPath(genDir, k));
-    let n = firstFree(taken, total);
-    while (n <= total && !linkExclusive(callPath(genDir, seq), claimPath(genDir, n))) n += 1;
+    let decision: { source: ResponseSource; response?: number };
+    if (routed) {
+      decision = claimRouted({ genDir, seq, queueText, fields, config, link: linkExclusive });
+    } else {
+      const taken = (k: number) => existsSync(claimPath(genDir, k));
+      let n = firstFree(taken, total);
+      while (n <= total && !linkExclusive(callPath(genDir, seq), claimPath(genDir, n))) n += 1;
+      decision = n <= total ? { source: 'queue', response: n } : whenExhausted(config, total);
+    }
     stopAt(config, 'claimed');
-    const decision =
-      n <= total ? { source: 'queue' as const, response: n } : whenExhausted(config, total);
     const claimMs = Date.now() - start;
     writeBytes(fd, Buffer.from(recordLine({ ...decision, claimMs })));
     stopAt(config, 'decided');
     return {
       config,
       genDir,
+      routed,
       queueText,
       total,
       record: { seq, ...fields, ...decision, claimMs },

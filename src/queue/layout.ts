@@ -11,6 +11,8 @@ import { sep } from 'node:path';
  *   <state>/g1/calls/<n>.json   record of call n: one JSON line when it starts, one when it has
  *                               claimed, one when it ends (each appended; later lines win)
  *   <state>/g1/claims/<n>       claim marker of response n: a hard link of the claiming call's record
+ *   <state>/g1/claims/<n>-<k>   routed generations: slot k of a response with `times` > 1
+ *   <state>/g1/routed           exists once a response has `match` or `times` (see route-claim.ts)
  *
  * Every mock instance gets a state dir of its own whose name is never used
  * again (`state/<name>.<id>`), and `reset()` moves to the next generation of
@@ -27,6 +29,13 @@ export const outDir = (genDir: string) => `${genDir}${sep}out`;
 export const outPath = (genDir: string, name: string) => `${genDir}${sep}out${sep}${name}`;
 export const claimPath = (genDir: string, n: number) => `${genDir}${sep}claims${sep}${n}`;
 export const callPath = (genDir: string, n: number) => `${genDir}${sep}calls${sep}${n}.json`;
+/** Slot `k` (1-based) of response `n` of a routed generation: slot 1 is `claims/<n>`, slot k `claims/<n>-<k>`. */
+export const slotPath = (genDir: string, n: number, k: number) =>
+  k === 1 ? claimPath(genDir, n) : `${genDir}${sep}claims${sep}${n}-${k}`;
+/** Exists once any response of the generation has `match` or `times` (see route-claim.ts). */
+export const routedPath = (genDir: string) => `${genDir}${sep}routed`;
+/** A claim marker's name in a routed generation: response and slot. */
+export const SLOT_PATTERN = /^([1-9][0-9]*)(?:-([1-9][0-9]*))?$/;
 
 /** A generation dir name is `g` followed by a positive integer. */
 export const GENERATION_PATTERN = /^g[1-9][0-9]{0,14}$/;

@@ -1,6 +1,14 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { errnoCode, ProtocolError, stateError } from './errors.js';
-import { callPath, claimPath, generationPath, queuePath } from './layout.js';
+import {
+  callPath,
+  claimPath,
+  generationPath,
+  queuePath,
+  routedPath,
+  SLOT_PATTERN,
+} from './layout.js';
 import { completeLines, countLines } from './lines.js';
 import { isAlive } from './process-alive.js';
 import { parseRecordText, recordId } from './records.js';
@@ -20,8 +28,11 @@ export interface Snapshot {
   genDir: string;
   /** Raw queue lines (JSON text), 1-based position = index + 1 (empty unless asked for). */
   queue: string[];
-  /** Response number → number of the call that claimed it (0 if that call left no record). */
-  claims: Map<number, number>;
+  /**
+   * Response number → numbers of the calls that used it (0 for a claim whose
+   * call left no record): one, or up to `times` in a routed generation.
+   */
+  claims: Map<number, number[]>;
   /** Call records in call order. */
   calls: SnapshotRecord[];
 }
@@ -106,20 +117,23 @@ export function readSnapshot(
     const record = settled(genDir, seq, cache);
     if (record) calls.push(record);
   }
-  const claims = new Map<number, number>();
+  const claims = new Map<number, number[]>();
+  const add = (n: number, seq: number) => {
+    const list = claims.get(n);
+    if (list) list.push(seq);
+    else claims.set(n, [seq]);
+  };
   for (const call of calls) {
-    if (call.source === 'queue' && call.response !== undefined) claims.set(call.response, call.seq);
+    if (call.source === 'queue' && call.response !== undefined) add(call.response, call.seq);
   }
   // A call killed right after claiming has not said what it claimed: its
   // claim marker (a link of its record) names it.
-  const claimedCount = taken(genDir, claimPath);
   const byId = new Map(calls.map((c) => [c.id, c]));
-  for (let n = 1; n <= claimedCount; n++) {
-    if (claims.has(n)) continue;
-    const file = claimPath(genDir, n);
+  for (const { n, file } of claimMarkers(genDir)) {
     const owner = byId.get(recordId(readOptional(file)?.toString('utf8') ?? '', file) ?? '');
-    if (owner && owner.source === undefined) Object.assign(owner, { source: 'queue', response: n });
-    claims.set(n, owner?.seq ?? 0);
+    if (owner && owner.source !== undefined) continue; // counted from its record
+    if (owner) Object.assign(owner, { source: 'queue', response: n });
+    add(n, owner?.seq ?? 0);
   }
   const queue = options.queue === false ? [] : completeLines(readText(queuePath(genDir)));
   return { genDir, queue, claims, calls };
@@ -138,6 +152,32 @@ function settled(genDir: string, seq: number, cache: RecordCache): SnapshotRecor
   const again = cache.read(genDir, seq, true);
   if (again?.status !== 'running') return again;
   return { ...again, ended: true };
+}
+
+/**
+ * The claim markers of a generation. A plain one holds only `claims/1..m`
+ * (found by an existence search); a routed one any response's slots
+ * (listed).
+ */
+function claimMarkers(genDir: string): Array<{ n: number; file: string }> {
+  if (!existsSync(routedPath(genDir))) {
+    const m = taken(genDir, claimPath);
+    return Array.from({ length: m }, (_, i) => ({ n: i + 1, file: claimPath(genDir, i + 1) }));
+  }
+  const dir = join(genDir, 'claims');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return [];
+    throw stateError(error, dir, 'test');
+  }
+  const markers: Array<{ n: number; file: string }> = [];
+  for (const name of names) {
+    const m = SLOT_PATTERN.exec(name);
+    if (m) markers.push({ n: Number(m[1]), file: join(dir, name) });
+  }
+  return markers.sort((a, b) => a.n - b.n);
 }
 
 /** Number of calls recorded in the live generation (started or finished). */

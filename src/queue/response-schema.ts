@@ -43,6 +43,72 @@ const isFileMap: Check = (v) => {
   }
   return undefined;
 };
+const isTimes: Check = (v) =>
+  v === 'always' || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1_000_000)
+    ? undefined
+    : "an integer from 1 to 1000000, or 'always'";
+const isBoolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'true or false');
+
+/** Why `v` is not one matcher element (a string, a RegExp, `{ regex, flags }` or `any()`). */
+function argProblem(v: unknown): string | undefined {
+  if (typeof v === 'string' || v instanceof RegExp) return undefined;
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    if (keys.length === 1 && (v as { any?: unknown }).any === true) return undefined;
+    const { regex, flags } = v as { regex?: unknown; flags?: unknown };
+    if (keys.length === 2 && typeof regex === 'string' && typeof flags === 'string') {
+      try {
+        new RegExp(regex, flags);
+        return /^[imsuv]*$/.test(flags)
+          ? undefined
+          : 'a RegExp whose flags are among i, m, s, u and v';
+      } catch {
+        return 'a valid regular expression';
+      }
+    }
+  }
+  return 'a string, a RegExp or any()';
+}
+
+const MATCH_KEYS = ['args', 'argsPrefix', 'cwd', 'env'];
+
+const isMatch: Check = (v) => {
+  const shape = 'an object like { args: ["push", any()] } with args, argsPrefix, cwd or env';
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return shape;
+  const m = v as Record<string, unknown>;
+  for (const key of Object.keys(m)) {
+    if (!MATCH_KEYS.includes(key)) {
+      const guess = nearest(key, MATCH_KEYS);
+      return `${shape} (unknown key ${JSON.stringify(key)}${guess ? `; did you mean ${guess}?` : ''})`;
+    }
+  }
+  if (has(m, 'args') && has(m, 'argsPrefix')) return `${shape}, not both args and argsPrefix`;
+  for (const key of ['args', 'argsPrefix']) {
+    if (!has(m, key) || m[key] === undefined) continue;
+    const list = m[key];
+    if (!Array.isArray(list)) return `${shape}: \`${key}\` must be an array`;
+    for (const [i, item] of list.entries()) {
+      const problem = argProblem(item);
+      if (problem) return `${shape}: \`${key}[${i}]\` must be ${problem}`;
+    }
+  }
+  if (has(m, 'cwd') && m.cwd !== undefined) {
+    const problem = argProblem(m.cwd);
+    if (problem) return `${shape}: \`cwd\` must be ${problem}`;
+  }
+  if (has(m, 'env') && m.env !== undefined) {
+    const env = m.env;
+    if (typeof env !== 'object' || env === null || Array.isArray(env)) {
+      return `${shape}: \`env\` must be an object of var names to matchers (null: unset)`;
+    }
+    for (const [name, item] of Object.entries(env)) {
+      const problem = item === null ? undefined : argProblem(item);
+      if (problem) return `${shape}: \`env.${name}\` must be ${problem}, or null for unset`;
+    }
+  }
+  return undefined;
+};
+
 const isOutFile: Check = (v) =>
   typeof v === 'string' && OUT_FILE_PATTERN.test(v) ? undefined : 'a file name in out/';
 
@@ -59,6 +125,9 @@ export const RESPONSE_FIELDS: Readonly<Record<UserField, Check>> = {
   delayMs: isDelay,
   jsonl: isJsonl,
   writeFiles: isFileMap,
+  match: isMatch,
+  times: isTimes,
+  optional: isBoolean,
 };
 
 /** Fields only the queue file holds: large parts kept in `out/` (see `WireResponse`). */
@@ -69,16 +138,7 @@ const WIRE_FIELDS: Readonly<Record<WireOnlyField, Check>> = {
 };
 
 /** Fields planned for a later version: a clear error, not "unknown key". */
-const PLANNED_FIELDS = [
-  'match',
-  'times',
-  'signal',
-  'hang',
-  'chunks',
-  'stdin',
-  'exitAfterStdinEof',
-  'passthrough',
-];
+const PLANNED_FIELDS = ['signal', 'hang', 'chunks', 'stdin', 'exitAfterStdinEof', 'passthrough'];
 
 /** Names people reach for, mapped to the field they mean. */
 const ALIASES: Readonly<Record<string, keyof WireResponse>> = {

@@ -12,6 +12,23 @@
  * git.enqueue({ delayMs: 200, writeFiles: { '.git/HEAD': 'ref: refs/heads/main\n' } });
  */
 export interface MockResponse {
+  /**
+   * Which calls this response is for (routing). A call claims the first
+   * unclaimed response whose `match` fits; a response without one fits any
+   * call. See {@link MockMatch}.
+   *
+   * @example
+   * git.enqueue({ match: { args: ['push', any()] }, stderr: 'rejected\n', exitCode: 1 });
+   */
+  match?: MockMatch;
+  /**
+   * How many calls this response answers: a count, or `'always'` (every
+   * call it fits, and it is never used up).
+   * @default 1
+   */
+  times?: number | 'always';
+  /** `assertDone()` (and a strict mock's `dispose()`) does not ask for this response to be used. */
+  optional?: boolean;
   /** Text written to stdout (UTF-8). Flushed whole before the call exits. */
   stdout?: string;
   /** Text written to stderr (UTF-8). */
@@ -43,14 +60,54 @@ export interface MockResponse {
   writeFiles?: Record<string, string>;
 }
 
+/** `any()`: an argument (or cwd, or env var) that is there, with any value. */
+export interface AnyValue {
+  readonly any: true;
+}
+
+/** One argument as a matcher expects it: exactly this string, a RegExp it must match, or `any()`. */
+export type ArgMatcher = string | RegExp | AnyValue;
+
+/**
+ * Which calls a response is for. Every part given must fit.
+ *
+ * @example
+ * { args: ['-C', any(), 'push'] }          // exactly these three arguments
+ * { argsPrefix: ['remote', /^(add|set-url)$/] } // these first, anything after
+ * { cwd: /\/r5$/, env: { GIT_DIR: any(), CI: null } } // CI must be unset
+ */
+export interface MockMatch {
+  /** The arguments, exactly: as many as given, each fitting its matcher. */
+  args?: readonly ArgMatcher[];
+  /** The first arguments; any may follow. Not with `args`. */
+  argsPrefix?: readonly ArgMatcher[];
+  /** The call's working dir. */
+  cwd?: string | RegExp | AnyValue;
+  /** Env vars of the call; `null` means the var must be unset. */
+  env?: Readonly<Record<string, string | RegExp | AnyValue | null>>;
+}
+
+/** A matcher element as stored: a RegExp is `{ regex, flags }`. */
+export type WireArg = string | { regex: string; flags: string } | { any: true };
+
+/** `MockMatch` as stored in a queue line. */
+export interface WireMatch {
+  args?: WireArg[];
+  argsPrefix?: WireArg[];
+  cwd?: WireArg;
+  env?: Record<string, WireArg | null>;
+}
+
 /**
  * One line of `queue.jsonl`: a validated `MockResponse` as JSON, except that
  * large parts are kept in files of the generation's `out/` dir so a call
  * reads only its own response: the bytes of stdout (from `stdout`,
  * `stdoutBase64` and `jsonl`) in `stdoutFile`, of stderr in `stderrFile`,
- * and the `writeFiles` map as JSON in `writeFilesFile`.
+ * and the `writeFiles` map as JSON in `writeFilesFile`; and a `match` keeps
+ * its RegExps as `{ regex, flags }`.
  */
-export interface WireResponse extends MockResponse {
+export interface WireResponse extends Omit<MockResponse, 'match'> {
+  match?: WireMatch;
   stdoutFile?: string;
   stderrFile?: string;
   writeFilesFile?: string;

@@ -15,7 +15,7 @@ import {
 import { join } from 'node:path';
 import { tryUnlink } from './atomic.js';
 import { errnoCode, stateError } from './errors.js';
-import { outPath, queuePath } from './layout.js';
+import { outPath, queuePath, routedPath } from './layout.js';
 import { outputBytes } from './output.js';
 import { readState, writeState } from './state.js';
 import type { WireConfig, WireResponse } from './types.js';
@@ -124,6 +124,7 @@ export function appendToQueue(genDir: string, responses: readonly WireResponse[]
       outFiles.push(files);
       return Buffer.from(`${JSON.stringify(externalise(genDir, response, files))}\n`);
     });
+    if (responses.some((r) => r.match !== undefined || r.times !== undefined)) markRouted(genDir);
     appendLines(queuePath(genDir), lines);
   } catch (error) {
     const kept = error instanceof PartialAppend ? error.whole : 0;
@@ -135,6 +136,18 @@ export function appendToQueue(genDir: string, responses: readonly WireResponse[]
       failure.message += ` (${kept} of ${responses.length} responses were enqueued before it failed)`;
     }
     throw failure;
+  }
+}
+
+/**
+ * Mark the generation routed before its first routed line is appended: a
+ * call that reads that line then finds the marker (see route-claim.ts).
+ */
+function markRouted(genDir: string): void {
+  try {
+    writeFileSync(routedPath(genDir), '', { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if (errnoCode(error) !== 'EEXIST') throw error;
   }
 }
 

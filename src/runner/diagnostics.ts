@@ -1,6 +1,7 @@
 import type { Claim } from '../queue/claim.js';
 import { errnoCode, isShimkitError, stateError } from '../queue/errors.js';
 import { formatCommand } from '../queue/format.js';
+import { closestMiss } from '../queue/route-claim.js';
 
 /** The runner's diagnostics (loaded with its cold half: a plain call prints none). */
 
@@ -11,13 +12,21 @@ export function label(claim: Claim): string {
 
 export function unmatchedMessage(claim: Claim): string {
   const { total } = claim;
+  const command = formatCommand(claim.config.name, claim.record.argv);
+  if (claim.routed) {
+    const call = { argv: claim.record.argv, cwd: claim.record.cwd, env: process.env };
+    const why = closestMiss(claim.queueText, call, claim.genDir);
+    const fix = why.startsWith('no response fits')
+      ? 'Add a response whose match fits this call, or fix the match.'
+      : 'Enqueue another, raise its `times`, or set onExhausted.';
+    return `${label(claim)} (${command}) has no response: ${why}. ${fix}`;
+  }
   const used =
     total === 0
       ? 'no responses were queued'
       : total === 1
         ? 'the only queued response is used'
         : `all ${total} queued responses are used`;
-  const command = formatCommand(claim.config.name, claim.record.argv);
   return `${label(claim)} (${command}) has no response: ${used} and onExhausted is "fail". Enqueue another response or set onExhausted.`;
 }
 

@@ -26,7 +26,19 @@ function main(argv: string[]): void {
   if (!stateDir) die('usage: runner.cjs <state dir> [args…] (this file is run by a shim)');
   let claim: Claim;
   try {
-    claim = claimCall(stateDir, (config) => describeCall(args, startedAt, config));
+    claim = claimCall(
+      stateDir,
+      (config) => describeCall(args, startedAt, config),
+      ({ genDir, seq, queueText, fields, config, link }) =>
+        cold().claimRouted(
+          genDir,
+          seq,
+          queueText,
+          { argv: fields.argv, cwd: fields.cwd, env: process.env },
+          config,
+          link,
+        ),
+    );
   } catch (error) {
     const recorded = error instanceof RecordedFailure ? error : undefined;
     const message = cold().describeFailure(recorded?.cause ?? error, stateDir);

@@ -17,7 +17,7 @@ describe('response validation at enqueue time', () => {
     const bad = { ouptut: 'x' } as unknown as MockResponse;
     expect(() => git.enqueue(bad)).toThrow(InvalidResponseError);
     expect(() => git.enqueue(bad)).toThrow(
-      'Unknown key `ouptut` in the response passed to enqueue() on mock "git". Did you mean `stdout`? Valid fields: stdout, stderr, stdoutBase64, stderrBase64, exitCode, delayMs, jsonl, writeFiles.',
+      'Unknown key `ouptut` in the response passed to enqueue() on mock "git". Did you mean `stdout`? Valid fields: stdout, stderr, stdoutBase64, stderrBase64, exitCode, delayMs, jsonl, writeFiles, match, times, optional.',
     );
     const cases: Array<[string, string]> = [
       ['stdot', 'stdout'],

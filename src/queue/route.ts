@@ -1,0 +1,112 @@
+import type { WireArg, WireMatch } from './types.js';
+
+/**
+ * Routing (requirement MB-13): which calls a response's `match` fits. A
+ * matcher is stored as plain JSON (a RegExp as `{ regex, flags }`, `any()`
+ * as `{ any: true }`), so the runner and a hand-written queue agree on it.
+ */
+
+/** What a matcher looks at in a call. */
+export interface RoutedCall {
+  argv: readonly string[];
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+const compiled = new Map<string, RegExp>();
+
+function regexOf(arg: { regex: string; flags: string }): RegExp {
+  const key = `${arg.flags}/${arg.regex}`;
+  let re = compiled.get(key);
+  if (re === undefined) {
+    re = new RegExp(arg.regex, arg.flags);
+    compiled.set(key, re);
+  }
+  return re;
+}
+
+/** Whether one matcher element fits `value` (`undefined`: the call has no such arg or var). */
+export function argFits(matcher: WireArg, value: string | undefined): boolean {
+  if (typeof matcher === 'string') return value === matcher;
+  if (value === undefined) return false;
+  if ('any' in matcher) return true;
+  return regexOf(matcher).test(value);
+}
+
+/** Whether `match` fits the call; a response without `match` fits every call. */
+export function fits(match: WireMatch | undefined, call: RoutedCall): boolean {
+  return match === undefined || mismatch(match, call) === undefined;
+}
+
+/**
+ * Why `match` does not fit the call, in words (`arg 2: expected "push", got
+ * "pull"`), or `undefined` when it fits. Arguments are counted from 1, as a
+ * shell user counts them after the command name.
+ */
+export function mismatch(match: WireMatch, call: RoutedCall): string | undefined {
+  const { argv } = call;
+  const expected = match.args ?? match.argsPrefix;
+  if (expected) {
+    for (let i = 0; i < expected.length; i++) {
+      const m = expected[i] as WireArg;
+      const got = argv[i];
+      if (!argFits(m, got)) {
+        return `arg ${i + 1}: expected ${describeArg(m)}, got ${got === undefined ? 'nothing' : JSON.stringify(got)}`;
+      }
+    }
+    if (match.args && argv.length > expected.length) {
+      return `expected ${expected.length} arg${expected.length === 1 ? '' : 's'}, got ${argv.length} (extra: ${JSON.stringify(argv[expected.length])})`;
+    }
+  }
+  if (match.cwd !== undefined && !argFits(match.cwd, call.cwd)) {
+    return `cwd: expected ${describeArg(match.cwd)}, got ${JSON.stringify(call.cwd)}`;
+  }
+  if (match.env) {
+    for (const [key, m] of Object.entries(match.env)) {
+      const got = call.env[key];
+      if (m === null ? got !== undefined : !argFits(m, got)) {
+        return `env ${key}: expected ${m === null ? 'it unset' : describeArg(m)}, got ${got === undefined ? 'it unset' : JSON.stringify(got)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A matcher as a person writes it: `"push"`, `/^v\d+$/i`, `any()`. */
+export function describeArg(m: WireArg): string {
+  if (typeof m === 'string') return JSON.stringify(m);
+  if ('any' in m) return 'any()';
+  return `/${m.regex}/${m.flags}`;
+}
+
+/** A whole matcher, for messages: `args ["push", any()]`. */
+export function describeMatch(match: WireMatch | undefined): string {
+  if (match === undefined) return 'any call';
+  const parts: string[] = [];
+  if (match.args) parts.push(`args [${match.args.map(describeArg).join(', ')}]`);
+  if (match.argsPrefix) parts.push(`argsPrefix [${match.argsPrefix.map(describeArg).join(', ')}]`);
+  if (match.cwd !== undefined) parts.push(`cwd ${describeArg(match.cwd)}`);
+  if (match.env) {
+    const env = Object.entries(match.env).map(
+      ([k, m]) => `${k}=${m === null ? '(unset)' : describeArg(m)}`,
+    );
+    parts.push(`env {${env.join(', ')}}`);
+  }
+  return parts.join(', ');
+}
+
+/**
+ * How close a matcher came to the call, for naming the closest response in
+ * a diagnostic: the number of leading args that fit (then cwd and env).
+ */
+export function closeness(match: WireMatch | undefined, call: RoutedCall): number {
+  if (match === undefined) return Number.MAX_SAFE_INTEGER;
+  const expected = match.args ?? match.argsPrefix ?? [];
+  let score = 0;
+  for (let i = 0; i < expected.length; i++) {
+    if (!argFits(expected[i] as WireArg, call.argv[i])) break;
+    score += 2;
+  }
+  if (match.cwd === undefined || argFits(match.cwd, call.cwd)) score += 1;
+  return score;
+}
