@@ -19,6 +19,8 @@ export default defineConfig([
     entry: {
       runner: 'src/runner/main.ts',
       'runner-cold': 'src/runner/cold.ts',
+      // The routed claim, for calls of a generation with `match` or `times`.
+      'runner-route': 'src/runner/routing.ts',
       // Sweeps what a process left once it is gone, where exit handlers never run (jest).
       watcher: 'src/internal/leftovers/watcher-main.ts',
     },

@@ -32,6 +32,42 @@ export async function mockCall({ iterations = 40 } = {}) {
 }
 
 /**
+ * MB-13: a call whose match is the last of 1,000 routed responses (it reads
+ * and tests all 1,000), vs a call with 1 queued response, paired.
+ */
+export async function routing({ iterations = 30 } = {}) {
+  const routed = createMockBinary('git', {
+    responses: [
+      ...Array.from({ length: 999 }, (_, i) => ({
+        match: { args: [`other-${i}`] },
+        stdout: 'no\n',
+      })),
+      { match: { args: ['status', '--short'] }, stdout: 'yes\n', times: 'always' },
+    ],
+    onExhausted: 'fail',
+  });
+  const single = createMockBinary('git', { responses: [{ stdout: 'yes\n' }] });
+  const call = (mock) => () => {
+    const r = timeSync(mock.path, ['status', '--short']);
+    if (r.stdout.toString() !== 'yes\n') throw new Error(`routing bench: got ${r.stdout}`);
+    return r.ms;
+  };
+  for (let i = 0; i < 3; i++) {
+    call(single)();
+    call(routed)();
+  }
+  const r = paired(iterations, call(single), call(routed));
+  await routed.dispose();
+  await single.dispose();
+  return {
+    routed1000MedianMs: round(r.subjectMedianMs, 2),
+    singleMedianMs: round(r.baselineMedianMs, 2),
+    ratio1000to1: round(r.ratio),
+    iterations,
+  };
+}
+
+/**
  * n calls at once against n responses, vs n `node -e 0` at once, alternating
  * which goes first: throughput, the exactly-once check, and (from the call
  * records) how long claims took.

@@ -3,7 +3,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { enqueueStall, mockCall, parallel64, parallel256, queueGrowth } from './mock-binary.mjs';
+import {
+  enqueueStall,
+  mockCall,
+  parallel64,
+  parallel256,
+  queueGrowth,
+  routing,
+} from './mock-binary.mjs';
 import { processOutput, processRun } from './process.mjs';
 import { proxyRtt, proxyStalledReader, proxyThroughput } from './proxy.mjs';
 
@@ -19,6 +26,7 @@ for (const key of strippedEnv) delete process.env[key];
 
 const targets = {
   'mockCall.ratioToNode': (v) => v <= 1.1,
+  'routing.ratio1000to1': (v) => v <= 1.1,
   'parallel64.ratioToNode': (v) => v <= 1.1,
   'parallel64.lost': (v) => v === 0,
   'parallel64.duplicated': (v) => v === 0,
@@ -38,6 +46,7 @@ for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
 }
 const targetText = {
   'mockCall.ratioToNode': '≤ 1.10',
+  'routing.ratio1000to1': '≤ 1.10',
   'parallel64.ratioToNode': '≤ 1.10',
   'parallel64.lost': '= 0',
   'parallel64.duplicated': '= 0',
@@ -64,6 +73,7 @@ const loadAtStart = loadavg()[0];
 // every suite ends with `sync` so its writeback does not slow the next one.
 const suites = {
   mockCall,
+  routing,
   parallel64,
   parallel256,
   enqueueStall,

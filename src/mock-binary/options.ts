@@ -141,7 +141,9 @@ export function toWireResponse(value: unknown, where: string): WireResponse {
     if (problem) throw new InvalidResponseError(problem);
     // Own properties only, copied as checked: an inherited `toJSON` cannot
     // add what validation never saw.
+    // `match` first, so a call can rule a line out from its first bytes (route-claim.ts).
     const wire: Record<string, unknown> = {};
+    if ((value as { match?: unknown }).match !== undefined) wire.match = undefined;
     for (const [key, field] of Object.entries(value as object)) {
       if (field === undefined) continue;
       wire[key] =

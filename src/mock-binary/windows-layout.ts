@@ -40,12 +40,12 @@ export class WindowsFiles {
     this.#root = root;
   }
 
-  /** `<root>\runner\runner.cjs`, copied with the cold half it loads on demand (once per bin dir). */
+  /** `<root>\runner\runner.cjs`, copied with the halves it loads on demand (once per bin dir). */
   runner(): string {
     if (this.#runner === undefined) {
       const dir = join(this.#root, 'runner');
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      for (const file of ['runner.cjs', 'runner-cold.cjs']) {
+      for (const file of ['runner.cjs', 'runner-cold.cjs', 'runner-route.cjs']) {
         copyFileSync(packageFile(join('dist', file)), join(dir, file));
       }
       this.#runner = join(dir, 'runner.cjs');

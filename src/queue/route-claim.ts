@@ -40,9 +40,12 @@ export function claimRouted(
   link: (existing: string, target: string) => boolean,
 ): RoutedDecision {
   const lines = completeLines(queueText);
+  const first = call.argv.length > 0 ? JSON.stringify(call.argv[0]) : undefined;
   let lastFit: number | undefined;
   for (let n = 1; n <= lines.length; n++) {
-    const route = routeOf(lines[n - 1] as string, n, genDir);
+    const line = lines[n - 1] as string;
+    if (firstArgRules(line, first)) continue;
+    const route = routeOf(line, n, genDir);
     if (!fits(route.match, call)) continue;
     lastFit = n;
     if (route.times === 'always') return { source: 'queue', response: n };
@@ -61,6 +64,27 @@ export function claimRouted(
   return { source: 'none' };
 }
 
+const ARGS_AT = '{"match":{"args":[';
+const PREFIX_AT = '{"match":{"argsPrefix":[';
+
+/**
+ * Whether line text alone rules the call out, without parsing it: the
+ * writer puts `match` first and `args`/`argsPrefix` first in it, so a line
+ * whose first expected argument is a string starts `{"match":{"args":["…"`,
+ * and that string, JSON-encoded as `first` is, must be the call's first
+ * argument. A call passes most routed lines on its way to its own, and
+ * parsing each would cost it more than the rest of the claim.
+ */
+function firstArgRules(line: string, first: string | undefined): boolean {
+  const at = line.startsWith(ARGS_AT)
+    ? ARGS_AT.length
+    : line.startsWith(PREFIX_AT)
+      ? PREFIX_AT.length
+      : -1;
+  if (at === -1 || line.charCodeAt(at) !== 34) return false; // not a string: parse and test it
+  return first === undefined || !line.startsWith(first, at);
+}
+
 /** The routing fields of queue line `n`, parsing only lines that have any. */
 export function routeOf(line: string, n: number, genDir: string): Route {
   if (!line.includes('"match"') && !line.includes('"times"')) return {};
@@ -70,7 +94,17 @@ export function routeOf(line: string, n: number, genDir: string): Route {
   } catch (cause) {
     throw new ProtocolError(`queue line ${n} is not valid JSON`, queuePath(genDir), { cause });
   }
-  return { match: value?.match as WireMatch | undefined, times: value?.times as Route['times'] };
+  const match = value?.match;
+  if (
+    match !== undefined &&
+    (typeof match !== 'object' || match === null || Array.isArray(match))
+  ) {
+    throw new ProtocolError(
+      `queue line ${n} has a \`match\` that is not an object`,
+      queuePath(genDir),
+    );
+  }
+  return { match: match as WireMatch | undefined, times: value?.times as Route['times'] };
 }
 
 /**

@@ -16,6 +16,11 @@ export interface RoutedCall {
 const compiled = new Map<string, RegExp>();
 
 function regexOf(arg: { regex: string; flags: string }): RegExp {
+  if (typeof arg.regex !== 'string' || typeof arg.flags !== 'string') {
+    throw new TypeError(
+      `a matcher is not a string, { regex, flags } or { any: true }: ${JSON.stringify(arg)}`,
+    );
+  }
   const key = `${arg.flags}/${arg.regex}`;
   let re = compiled.get(key);
   if (re === undefined) {
@@ -29,13 +34,34 @@ function regexOf(arg: { regex: string; flags: string }): RegExp {
 export function argFits(matcher: WireArg, value: string | undefined): boolean {
   if (typeof matcher === 'string') return value === matcher;
   if (value === undefined) return false;
-  if ('any' in matcher) return true;
-  return regexOf(matcher).test(value);
+  if ((matcher as { any?: unknown }).any === true) return true;
+  return regexOf(matcher as { regex: string; flags: string }).test(value);
 }
 
-/** Whether `match` fits the call; a response without `match` fits every call. */
+/**
+ * Whether `match` fits the call; a response without `match` fits every call.
+ * The same test as `mismatch()`, without building a message: a call tests
+ * every routed response it passes on its way to its own.
+ */
 export function fits(match: WireMatch | undefined, call: RoutedCall): boolean {
-  return match === undefined || mismatch(match, call) === undefined;
+  if (match === undefined) return true;
+  const { argv } = call;
+  const expected = match.args ?? match.argsPrefix;
+  if (expected) {
+    if (match.args && argv.length !== expected.length) return false;
+    for (let i = 0; i < expected.length; i++) {
+      if (!argFits(expected[i] as WireArg, argv[i])) return false;
+    }
+  }
+  if (match.cwd !== undefined && !argFits(match.cwd, call.cwd)) return false;
+  if (match.env) {
+    for (const key in match.env) {
+      const m = match.env[key] as WireArg | null;
+      const got = call.env[key];
+      if (m === null ? got !== undefined : !argFits(m, got)) return false;
+    }
+  }
+  return true;
 }
 
 /**

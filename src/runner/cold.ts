@@ -7,7 +7,7 @@
  */
 export { stateError } from '../queue/errors.js';
 export { responseProblem } from '../queue/response-schema.js';
-export { claimRouted, closestMiss } from '../queue/route-claim.js';
+export { closestMiss } from '../queue/route-claim.js';
 export { redactEnv } from '../queue/secrets.js';
 export { deletedCwd, rawArgv } from './argv.js';
 export {

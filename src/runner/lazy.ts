@@ -1,7 +1,9 @@
 import { sep } from 'node:path';
 import type * as Cold from './cold.js';
+import type * as Routing from './routing.js';
 
 let loaded: typeof Cold | undefined;
+let routingLoaded: typeof Routing | undefined;
 
 /** The runner's cold half (./cold.ts), loaded the first time a call needs it. */
 export function cold(): typeof Cold {
@@ -9,4 +11,11 @@ export function cold(): typeof Cold {
   const file = `${__dirname}${sep}runner-cold.cjs`;
   loaded ??= require(file) as typeof Cold;
   return loaded;
+}
+
+/** The routed claim (./routing.ts), loaded by calls of a routed generation only. */
+export function routing(): typeof Routing {
+  const file = `${__dirname}${sep}runner-route.cjs`;
+  routingLoaded ??= require(file) as typeof Routing;
+  return routingLoaded;
 }

@@ -5,7 +5,7 @@ import { describeCall, processStartTime } from './call.js';
 import type { Waiting } from './diagnostics.js';
 import { restoreMovedEnv } from './env.js';
 import { finishCall } from './finish.js';
-import { cold } from './lazy.js';
+import { cold, routing } from './lazy.js';
 import { OutputStalled, writeAll } from './output.js';
 import { render, responseFor } from './response.js';
 
@@ -30,7 +30,7 @@ function main(argv: string[]): void {
       stateDir,
       (config) => describeCall(args, startedAt, config),
       ({ genDir, seq, queueText, fields, config, link }) =>
-        cold().claimRouted(
+        routing().claimRouted(
           genDir,
           seq,
           queueText,

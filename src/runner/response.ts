@@ -37,8 +37,8 @@ function parseLine(claim: Claim, n: number): WireResponse {
 }
 
 /**
- * Whether a queue line is an object of only text output, exit code and
- * delay, all well-typed: the common response, accepted without loading the
+ * Whether a queue line is an object of only text output, exit code, delay
+ * and routing fields, all well-typed: the common response, accepted without loading the
  * full validator (src/queue/response-schema.ts), which checks everything else.
  */
 function plain(value: unknown): boolean {
@@ -57,6 +57,16 @@ function plain(value: unknown): boolean {
       case 'delayMs':
         if (typeof field !== 'number' || !(field >= 0) || field === Number.POSITIVE_INFINITY)
           return false;
+        break;
+      // Routing fields were checked by the routed claim that chose this line (route-claim.ts).
+      case 'match':
+        break;
+      case 'times':
+        if (field !== 'always' && !(Number.isInteger(field) && (field as number) >= 1))
+          return false;
+        break;
+      case 'optional':
+        if (typeof field !== 'boolean') return false;
         break;
       default:
         return false;
