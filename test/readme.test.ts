@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
+  any,
   createMockBinary,
   createMockBinDir,
   MockExitCode,
@@ -154,5 +155,58 @@ describe('README examples', () => {
 
     expect(call?.exitCode).toBe(0);
     expect(readFileSync(join(cwd, 'out/plan.md'), 'utf8')).toBe('# Plan\n');
+  });
+
+  it('MB-13 README: route calls by their arguments', async () => {
+    // README: route calls by their arguments
+    await using git = createMockBinary('git', {
+      onExhausted: 'fail',
+      responses: [
+        { match: { args: ['-C', 'r5', 'push'] }, stderr: 'rejected\n', exitCode: 1 },
+        { match: { argsPrefix: ['-C', any()] }, stdout: 'ok\n', times: 'always' },
+        { match: { args: ['tag', /^v\d+\.\d+\.\d+$/] }, times: 2 },
+      ],
+    });
+    const env = git.env();
+
+    // Five repos pushed in parallel: only r5's push fails.
+    const pushes = await Promise.allSettled(
+      ['r1', 'r2', 'r3', 'r4', 'r5'].map((r) => execFileAsync('git', ['-C', r, 'push'], { env })),
+    );
+    expect(pushes.map((p) => p.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ]);
+
+    // A call nothing fits fails, naming the closest response and why:
+    await expect(execFileAsync('git', ['tag', 'v1.2'], { env })).rejects.toMatchObject({
+      code: MockExitCode.unmatched,
+      stderr: expect.stringContaining(
+        'the closest is #3 (args ["tag", /^v\\d+\\.\\d+\\.\\d+$/]): arg 2: expected /^v\\d+\\.\\d+\\.\\d+$/, got "v1.2"',
+      ),
+    });
+    git.assertNthCall(6, ['tag', any()]);
+  });
+
+  it('MB-22 README: strict mocks', async () => {
+    // README: strict mocks
+    const docker = createMockBinary('docker', {
+      strict: true, // unexpected calls fail, nothing repeats, dispose() asserts done
+      responses: [
+        { match: { args: ['build', '-t', any(), '.'] } },
+        { match: { argsPrefix: ['push'] }, times: 2 },
+        { match: { args: ['logout'] }, optional: true },
+      ],
+    });
+    const env = docker.env();
+    await execFileAsync('docker', ['build', '-t', 'app:1', '.'], { env });
+    await execFileAsync('docker', ['push', 'app:1'], { env });
+
+    await expect(docker.dispose()).rejects.toThrow(
+      'mock "docker": 2 of 3 responses used; used too few times: #2 {match:{argsPrefix ["push"]},times:2} (1 of 2 times)',
+    );
   });
 });
