@@ -37,6 +37,7 @@ function toMockCall(record: SnapshotRecord, claims: Map<number, number[]>): Mock
     endedAt: record.endedAt,
     claimMs: record.claimMs,
     status: unrecorded ? 'failed' : ended ? 'killed' : record.status,
+    signal: record.signal as NodeJS.Signals | undefined,
     response: claimed ? record.response : undefined,
     responseSource: claimed ? record.source : undefined,
     exitCode: unrecorded ? MockExitCode.broken : record.exitCode,

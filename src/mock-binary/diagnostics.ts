@@ -66,7 +66,9 @@ export function formatCall(name: string, call: MockCall): string {
             : 'no response';
   const outcome =
     call.status === 'exited'
-      ? `exit ${call.exitCode}`
+      ? call.signal
+        ? `ended by ${call.signal}`
+        : `exit ${call.exitCode}`
       : call.status === 'timed-out'
         ? 'timed out'
         : call.status === 'unmatched'

@@ -115,6 +115,8 @@ export interface MockCall {
    */
   claimMs: number | undefined;
   status: MockCallStatus;
+  /** The signal the call ended by, for a response with `signal` (then `exitCode` is undefined). */
+  signal: NodeJS.Signals | undefined;
   /** 1-based number of the queued response used (also for a repeat), if any. */
   response: number | undefined;
   /** Where the response came from: the queue, a repeat of the last, the fallback, the default, or none. */

@@ -1,6 +1,6 @@
 import { describeValue, nearest, truncate } from '../internal/describe.js';
 import { OUT_FILE_PATTERN } from './layout.js';
-import type { WireResponse } from './types.js';
+import { MOCK_SIGNALS, type WireResponse } from './types.js';
 
 /**
  * The one validator for scripted responses. The test process runs it at
@@ -109,6 +109,30 @@ const isMatch: Check = (v) => {
   return undefined;
 };
 
+const isSignal: Check = (v) =>
+  typeof v === 'string' && (MOCK_SIGNALS as readonly string[]).includes(v)
+    ? undefined
+    : `one of ${MOCK_SIGNALS.join(', ')}`;
+const isStdinMode: Check = (v) => (v === 'capture' || v === 'ignore' ? undefined : "'capture' or 'ignore'");
+const CHUNK_KEYS = ['stdout', 'stderr', 'delayMs'];
+const isChunks: Check = (v) => {
+  const expected = 'an array of { stdout?, stderr?, delayMs? } with stdout or stderr in each';
+  if (!Array.isArray(v)) return expected;
+  for (const [i, chunk] of v.entries()) {
+    if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) return expected;
+    const c = chunk as Record<string, unknown>;
+    const keys = Object.keys(c);
+    const unknown = keys.find((k) => !CHUNK_KEYS.includes(k));
+    if (unknown !== undefined) return `${expected} (chunk ${i} has an unknown key ${JSON.stringify(unknown)})`;
+    if (c.stdout === undefined && c.stderr === undefined) return `${expected} (chunk ${i} has neither)`;
+    for (const k of ['stdout', 'stderr']) {
+      if (c[k] !== undefined && typeof c[k] !== 'string') return `${expected} (chunk ${i}: ${k} must be a string)`;
+    }
+    if (c.delayMs !== undefined && isDelay(c.delayMs)) return `${expected} (chunk ${i}: delayMs must be ${isDelay(c.delayMs)})`;
+  }
+  return undefined;
+};
+
 const isOutFile: Check = (v) =>
   typeof v === 'string' && OUT_FILE_PATTERN.test(v) ? undefined : 'a file name in out/';
 
@@ -128,6 +152,11 @@ export const RESPONSE_FIELDS: Readonly<Record<UserField, Check>> = {
   match: isMatch,
   times: isTimes,
   optional: isBoolean,
+  chunks: isChunks,
+  signal: isSignal,
+  hang: isBoolean,
+  stdin: isStdinMode,
+  exitAfterStdinEof: isBoolean,
 };
 
 /** Fields only the queue file holds: large parts kept in `out/` (see `WireResponse`). */
@@ -154,6 +183,8 @@ const ALIASES: Readonly<Record<string, keyof WireResponse>> = {
 };
 
 const CONFLICTS: ReadonlyArray<[keyof WireResponse, keyof WireResponse]> = [
+  ['hang', 'signal'],
+  ['hang', 'exitAfterStdinEof'],
   ['stdout', 'stdoutBase64'],
   ['stderr', 'stderrBase64'],
   ['stdoutFile', 'stdout'],

@@ -52,6 +52,32 @@ export interface MockResponse {
   /** Values written to stdout as one JSON line each, after `stdout`. */
   jsonl?: unknown[];
   /**
+   * Output streamed after `stdout`, `stderr` and `jsonl`, each piece after
+   * its own `delayMs`, so a reader sees them arrive apart.
+   *
+   * @example
+   * { chunks: [{ stdout: 'Cloning…\n' }, { stderr: '50%\n', delayMs: 100 }, { stdout: 'done\n', delayMs: 100 }] }
+   */
+  chunks?: MockChunk[];
+  /**
+   * End by this signal after the output, as a crashed or killed command
+   * does: the caller sees `signal` set and no exit code (POSIX; on Windows
+   * the call exits 1).
+   */
+  signal?: MockSignal;
+  /**
+   * Never exit after the output: the call runs until it is killed, or until
+   * the mock's `timeoutMs` ends it with the timeout diagnostic.
+   */
+  hang?: boolean;
+  /** `'capture'` or `'ignore'` stdin for this call, whatever the mock's `stdin` option says. */
+  stdin?: 'capture' | 'ignore';
+  /**
+   * After the output, wait until the caller closes stdin, then exit (as a
+   * server on stdio does when its client goes).
+   */
+  exitAfterStdinEof?: boolean;
+  /**
    * Files to write before output: path → UTF-8 content. Relative paths resolve
    * against the call's cwd; parent dirs are created. Paths may point anywhere
    * the call can write (absolute paths, `..`): they are the program under
@@ -59,6 +85,31 @@ export interface MockResponse {
    */
   writeFiles?: Record<string, string>;
 }
+
+/** One piece of streamed output (see `MockResponse.chunks`). */
+export interface MockChunk {
+  stdout?: string;
+  stderr?: string;
+  /** Wait this long before writing it. @default 0 */
+  delayMs?: number;
+}
+
+/** The signals a response can end by: those that end a Node process by default. */
+export const MOCK_SIGNALS = [
+  'SIGTERM',
+  'SIGINT',
+  'SIGKILL',
+  'SIGHUP',
+  'SIGQUIT',
+  'SIGABRT',
+  'SIGSEGV',
+  'SIGBUS',
+  'SIGFPE',
+  'SIGILL',
+  'SIGALRM',
+  'SIGUSR2',
+] as const;
+export type MockSignal = (typeof MOCK_SIGNALS)[number];
 
 /** `any()`: an argument (or cwd, or env var) that is there, with any value. */
 export interface AnyValue {
@@ -181,6 +232,8 @@ export interface WireCallRecord {
   /** 1-based queue position of the response used (queue and repeat sources). */
   response?: number;
   exitCode?: number;
+  /** The signal the call ended by (a scripted `signal`). */
+  signal?: string;
   /** The one-line diagnostic the shim printed, for timed-out, unmatched and failed calls. */
   diagnostic?: string;
   env?: Record<string, string>;

@@ -31,7 +31,7 @@ export function unmatchedMessage(claim: Claim): string {
 }
 
 /** What the call was doing when its deadline passed. */
-export type Waiting = 'start' | 'stdin' | 'delay' | 'output';
+export type Waiting = 'start' | 'stdin' | 'delay' | 'output' | 'chunks' | 'hang' | 'stdin-eof';
 
 export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number): string {
   const [why, fix] =
@@ -47,7 +47,16 @@ export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number):
               ' while its output was not read',
               "read the call's output, or raise the mock's timeoutMs",
             ]
-          : [
+          : waiting === 'hang'
+            ? [' hanging, as scripted (hang: true)', 'kill it, or raise the mock\'s timeoutMs']
+            : waiting === 'stdin-eof'
+              ? [
+                  ' waiting for stdin to close (exitAfterStdinEof: true)',
+                  "close the call's stdin, or raise the mock's timeoutMs",
+                ]
+              : waiting === 'chunks'
+                ? [' while streaming its chunks', "shorten the chunks' delays or raise the mock's timeoutMs"]
+                : [
               ' before it could answer (a busy machine started it late)',
               "raise the mock's timeoutMs",
             ];

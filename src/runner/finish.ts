@@ -18,11 +18,14 @@ export function finishCall(
   status: Exclude<CallStatus, 'running'>,
   exitCode: number,
   diagnostic?: string,
+  signal?: NodeJS.Signals,
 ): never {
   const { record } = claim;
   let code = exitCode;
   let message = diagnostic;
-  const end: Record<string, unknown> = { status, exitCode, endedAt: Date.now() };
+  const end: Record<string, unknown> = signal
+    ? { status, signal, endedAt: Date.now() }
+    : { status, exitCode, endedAt: Date.now() };
   if (diagnostic) end.diagnostic = diagnostic;
   if (record.stdinBase64 !== undefined) end.stdinBase64 = record.stdinBase64;
   if (record.stdinTruncated) end.stdinTruncated = true;
@@ -32,7 +35,12 @@ export function finishCall(
   } catch (error) {
     code = MockExitCode.broken;
     message = cold().recordFailed(claim, error);
+    signal = undefined;
   }
   if (message) writeAll(2, Buffer.from(`shimkit: ${message}\n`));
+  if (signal) {
+    process.kill(process.pid, signal); // a scripted end by signal
+    return process.exit(1); // Windows: no signals, the process is terminated with code 1
+  }
   return process.exit(code);
 }

@@ -63,8 +63,13 @@ function main(argv: string[]): void {
   if (Date.now() >= deadline) {
     timedOut(claim, delayMs >= claim.config.timeoutMs ? 'delay' : 'start', delayMs);
   }
-  if (claim.config.stdin === 'capture' || delayMs > 0) {
-    void cold().wait(claim, response, deadline, { serve, timedOut });
+  const acts =
+    response.chunks !== undefined ||
+    response.signal !== undefined ||
+    response.hang === true ||
+    response.exitAfterStdinEof === true;
+  if ((response.stdin ?? claim.config.stdin) === 'capture' || delayMs > 0 || acts) {
+    void cold().wait(claim, response, deadline, { serve, output, timedOut });
   } else {
     serve(claim, response);
   }
@@ -72,6 +77,12 @@ function main(argv: string[]): void {
 
 /** Files, then stdout and stderr, then the exit code. */
 function serve(claim: Claim, response: WireResponse): void {
+  output(claim, response);
+  finishCall(claim, 'exited', response.exitCode ?? 0);
+}
+
+/** Files, then stdout and stderr (a failure ends the call with its diagnostic). */
+function output(claim: Claim, response: WireResponse): void {
   const deadline = claim.record.startedAt + claim.config.timeoutMs;
   let output: { out: Buffer; err: Buffer };
   try {
@@ -87,7 +98,6 @@ function serve(claim: Claim, response: WireResponse): void {
     fail(claim, cold().serveFailure(claim, error, 'its output'));
   }
   stopAt(claim.config, 'served');
-  finishCall(claim, 'exited', response.exitCode ?? 0);
 }
 
 function timedOut(claim: Claim, waiting: Waiting, delayMs: number): never {

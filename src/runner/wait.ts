@@ -2,16 +2,23 @@ import { MAX_TIMER_MS } from '../internal/limits.js';
 import type { Claim } from '../queue/claim.js';
 import type { WireResponse } from '../queue/types.js';
 import type { Waiting } from './diagnostics.js';
+import { finishCall } from './finish.js';
+import { writeAll } from './output.js';
 import { readStdin } from './stdin.js';
 
 /** What the hot half does once the wait is over. */
 export interface AfterWait {
+  /** Output, then exit with the scripted code. */
   serve(claim: Claim, response: WireResponse): void;
+  /** Files and output only. */
+  output(claim: Claim, response: WireResponse): void;
   timedOut(claim: Claim, waiting: Waiting, delayMs: number): void;
 }
 
 /**
- * Capture stdin and sit out the delay, under a timer for the deadline. Only a
+ * Capture stdin and sit out the delay, under a timer for the deadline; then
+ * act the response out: output, streamed chunks, and the end it scripts
+ * (requirement MB-14: a signal, a hang, the caller's stdin closing). Only a
  * call that waits arms a timer: the first timer of a process costs about
  * half a millisecond.
  */
@@ -19,7 +26,7 @@ export async function wait(
   claim: Claim,
   response: WireResponse,
   deadline: number,
-  { serve, timedOut }: AfterWait,
+  { serve, output, timedOut }: AfterWait,
 ): Promise<void> {
   const delayMs = response.delayMs ?? 0;
   let waiting: Waiting = 'start';
@@ -27,13 +34,12 @@ export async function wait(
     () => timedOut(claim, waiting, delayMs),
     Math.min(deadline - Date.now(), MAX_TIMER_MS),
   );
-  if (claim.config.stdin === 'capture') {
+  const capture = (response.stdin ?? claim.config.stdin) === 'capture';
+  const { stdinLimitBytes, stdinIdleMs } = claim.config;
+  // A call that exits once stdin ends captures it after its output, up to EOF.
+  if (capture && !response.exitAfterStdinEof) {
     waiting = 'stdin';
-    const { stdinLimitBytes, stdinIdleMs } = claim.config;
-    const captured = await readStdin(stdinLimitBytes, stdinIdleMs ?? 0);
-    claim.record.stdinBase64 = captured.data.toString('base64');
-    if (captured.truncated) claim.record.stdinTruncated = true;
-    if (captured.open) claim.record.stdinOpen = true;
+    keep(claim, await readStdin(stdinLimitBytes, stdinIdleMs ?? 0));
   }
   if (delayMs > 0) {
     waiting = 'delay';
@@ -42,10 +48,52 @@ export async function wait(
     if (Date.now() + delayMs >= deadline) return;
     await new Promise((done) => setTimeout(done, delayMs));
   }
-  clearTimeout(timer);
   if (Date.now() >= deadline) {
+    clearTimeout(timer);
     timedOut(claim, waiting, delayMs);
     return;
   }
-  serve(claim, response);
+  const { chunks, signal, hang, exitAfterStdinEof } = response;
+  if (chunks === undefined && signal === undefined && !hang && !exitAfterStdinEof) {
+    clearTimeout(timer);
+    serve(claim, response);
+    return;
+  }
+  output(claim, response);
+  for (const chunk of chunks ?? []) {
+    waiting = 'chunks';
+    if (chunk.delayMs) await new Promise((done) => setTimeout(done, chunk.delayMs));
+    writeAll(1, Buffer.from(chunk.stdout ?? ''), deadline);
+    writeAll(2, Buffer.from(chunk.stderr ?? ''), deadline);
+  }
+  if (hang) {
+    waiting = 'hang'; // until killed, or the timer ends it at the deadline
+    return;
+  }
+  if (exitAfterStdinEof) {
+    waiting = 'stdin-eof';
+    if (capture) keep(claim, await readStdin(stdinLimitBytes, 0));
+    else await stdinEof();
+  }
+  clearTimeout(timer);
+  finishCall(claim, 'exited', response.exitCode ?? 0, undefined, signal);
+}
+
+/** Put captured stdin in the call's record. */
+function keep(claim: Claim, captured: { data: Buffer; truncated: boolean; open: boolean }): void {
+  claim.record.stdinBase64 = captured.data.toString('base64');
+  if (captured.truncated) claim.record.stdinTruncated = true;
+  if (captured.open) claim.record.stdinOpen = true;
+}
+
+/** Resolves when stdin ends (EOF, or an error such as a closed pipe), its data dropped. */
+function stdinEof(): Promise<void> {
+  return new Promise((done) => {
+    const stdin = process.stdin;
+    if (stdin.readableEnded) return done();
+    stdin.on('data', () => {});
+    stdin.once('end', () => done());
+    stdin.once('error', () => done());
+    stdin.resume();
+  });
 }
