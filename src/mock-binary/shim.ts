@@ -1,6 +1,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { InvalidOptionError } from '../internal/errors.js';
 import { shimTemplate } from '../internal/package-files.js';
+import { shQuote } from '../internal/sh-quote.js';
 import { posixMoveLines, windowsMoveLines } from './node-env.js';
 import { cmdReadable } from './windows-layout.js';
 
@@ -77,11 +78,6 @@ function fill(template: string, target: ShimTarget, quote: (value: string) => st
     .replace('@@STATE@@', quote(target.stateDir));
 }
 
-/** Single-quote for POSIX sh: everything is literal except `'`, written as `'\''`. */
-export function shQuote(value: string): string {
-  return `'${value.replaceAll("'", "'\\''")}'`;
-}
-
 export function cmdQuote(value: string): string {
   if (value.includes('"')) {
     throw new InvalidOptionError(
@@ -90,3 +86,5 @@ export function cmdQuote(value: string): string {
   }
   return `"${value.replaceAll('%', '%%')}"`;
 }
+
+export { shQuote };

@@ -58,6 +58,24 @@ export interface SandboxOptions {
    * createSandbox({ hostEnv: { PATH: '/usr/bin', AWS_SECRET_ACCESS_KEY: 'never copied' } });
    */
   hostEnv?: Record<string, string | undefined>;
+  /**
+   * `'mocked-only'`: the sandbox PATH runs only the mocks given to
+   * `sandbox.use()` and the commands in `allow` (requirement MB-23). Any
+   * other command on the host PATH fails with exit code 127 and
+   * `shimkit: curl is not mocked and not allowed in this sandbox …` on
+   * stderr, and is listed by `sandbox.refusedCommands()`. POSIX only.
+   * @default 'host' (the host PATH, as allowlisted)
+   * @example
+   * createSandbox({ commands: 'mocked-only', allow: ['sh', 'node'] });
+   */
+  commands?: 'host' | 'mocked-only';
+  /**
+   * With `commands: 'mocked-only'`: the real commands the program under test
+   * may run, found on the host PATH when the sandbox is made. A script run
+   * through `#!/usr/bin/env bash` needs `bash` here.
+   * @default []
+   */
+  allow?: string[];
 }
 
 const OPTION_KEYS: ReadonlyArray<keyof SandboxOptions> = [
@@ -67,6 +85,8 @@ const OPTION_KEYS: ReadonlyArray<keyof SandboxOptions> = [
   'tmpDir',
   'platform',
   'hostEnv',
+  'commands',
+  'allow',
 ];
 const WHERE = 'createSandbox()';
 
@@ -77,6 +97,8 @@ export interface ResolvedSandboxOptions {
   tmpDir: string | undefined;
   platform: NodeJS.Platform;
   hostEnv: Env;
+  commands: 'host' | 'mocked-only';
+  allow: string[];
 }
 
 /** Check every option now, before anything is created. */
@@ -101,13 +123,36 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxO
     'hostEnv',
     bad,
   );
+  const platform = resolvePlatform(options.platform, WHERE);
+  const { commands = 'host', allow = [] } = options;
+  if (commands !== 'host' && commands !== 'mocked-only') {
+    throw bad('commands', "'host' or 'mocked-only'", commands);
+  }
+  if (
+    !Array.isArray(allow) ||
+    !allow.every((a) => typeof a === 'string' && /^[^/\0]+$/.test(a) && a !== '.' && a !== '..')
+  ) {
+    throw bad('allow', 'an array of command names (no path separators)', allow);
+  }
+  if (allow.length > 0 && commands !== 'mocked-only') {
+    throw new InvalidOptionError(
+      `${WHERE}: \`allow\` only means something with \`commands: 'mocked-only'\`; add that, or leave \`allow\` out.`,
+    );
+  }
+  if (commands === 'mocked-only' && platform === 'win32') {
+    throw new InvalidOptionError(
+      `${WHERE}: \`commands: 'mocked-only'\` is not supported on Windows yet; give the program under test a PATH of mock dirs instead (sandbox.setEnv('Path', bin.dir)).`,
+    );
+  }
   return {
     env,
     git,
     keep,
     tmpDir,
-    platform: resolvePlatform(options.platform, WHERE),
+    platform,
     hostEnv: { ...hostEnv },
+    commands,
+    allow: [...allow],
   };
 }
 

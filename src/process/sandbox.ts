@@ -2,12 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError } from '../internal/errors.js';
-import { type Env, envWithPathEntry, pathDelimiter } from '../internal/path-env.js';
+import { type Env, envWithPathEntry, pathDelimiter, pathKey } from '../internal/path-env.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
 import { redactEnv } from '../queue/secrets.js';
 import { buildSandboxEnv, gitConfigPath, homeDirs, setVar } from './env.js';
 import { initGitRepo } from './git.js';
 import { checkEnvKey, resolveSandboxOptions, type SandboxOptions } from './sandbox-options.js';
+import { makeStrictPath, type StrictPath } from './strict-path.js';
 
 export type { SandboxOptions } from './sandbox-options.js';
 
@@ -53,6 +54,7 @@ export class TestSandbox {
   readonly #overrides = new Map<string, string | undefined>();
   /** Dirs from use(), most recent first. */
   readonly #pathDirs: string[] = [];
+  #strictPath: StrictPath | undefined;
   readonly #processes = new Set<{ close(): Promise<unknown> }>();
   #disposing: Promise<void> | undefined;
 
@@ -78,6 +80,20 @@ export class TestSandbox {
         home: this.home,
         tmp: this.tmp,
       });
+      if (resolved.commands === 'mocked-only') {
+        this.#strictPath = makeStrictPath(
+          this.root,
+          resolved.allow,
+          resolved.hostEnv,
+          'createSandbox()',
+        );
+        setVar(
+          this.#base,
+          pathKey(this.#base, this.platform),
+          this.#strictPath.path,
+          this.platform,
+        );
+      }
       for (const [key, value] of Object.entries(resolved.env)) {
         setVar(this.#base, key, value, this.platform);
       }
@@ -156,6 +172,14 @@ export class TestSandbox {
     if (at !== -1) this.#pathDirs.splice(at, 1);
     this.#pathDirs.unshift(dir);
     return this;
+  }
+
+  /**
+   * With `commands: 'mocked-only'`: the names of the commands that were
+   * refused so far, in call order (empty otherwise).
+   */
+  refusedCommands(): string[] {
+    return this.#strictPath?.refused() ?? [];
   }
 
   /**

@@ -113,7 +113,8 @@ const isSignal: Check = (v) =>
   typeof v === 'string' && (MOCK_SIGNALS as readonly string[]).includes(v)
     ? undefined
     : `one of ${MOCK_SIGNALS.join(', ')}`;
-const isStdinMode: Check = (v) => (v === 'capture' || v === 'ignore' ? undefined : "'capture' or 'ignore'");
+const isStdinMode: Check = (v) =>
+  v === 'capture' || v === 'ignore' ? undefined : "'capture' or 'ignore'";
 const CHUNK_KEYS = ['stdout', 'stderr', 'delayMs'];
 const isChunks: Check = (v) => {
   const expected = 'an array of { stdout?, stderr?, delayMs? } with stdout or stderr in each';
@@ -123,12 +124,16 @@ const isChunks: Check = (v) => {
     const c = chunk as Record<string, unknown>;
     const keys = Object.keys(c);
     const unknown = keys.find((k) => !CHUNK_KEYS.includes(k));
-    if (unknown !== undefined) return `${expected} (chunk ${i} has an unknown key ${JSON.stringify(unknown)})`;
-    if (c.stdout === undefined && c.stderr === undefined) return `${expected} (chunk ${i} has neither)`;
+    if (unknown !== undefined)
+      return `${expected} (chunk ${i} has an unknown key ${JSON.stringify(unknown)})`;
+    if (c.stdout === undefined && c.stderr === undefined)
+      return `${expected} (chunk ${i} has neither)`;
     for (const k of ['stdout', 'stderr']) {
-      if (c[k] !== undefined && typeof c[k] !== 'string') return `${expected} (chunk ${i}: ${k} must be a string)`;
+      if (c[k] !== undefined && typeof c[k] !== 'string')
+        return `${expected} (chunk ${i}: ${k} must be a string)`;
     }
-    if (c.delayMs !== undefined && isDelay(c.delayMs)) return `${expected} (chunk ${i}: delayMs must be ${isDelay(c.delayMs)})`;
+    if (c.delayMs !== undefined && isDelay(c.delayMs))
+      return `${expected} (chunk ${i}: delayMs must be ${isDelay(c.delayMs)})`;
   }
   return undefined;
 };

@@ -48,18 +48,21 @@ export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number):
               "read the call's output, or raise the mock's timeoutMs",
             ]
           : waiting === 'hang'
-            ? [' hanging, as scripted (hang: true)', 'kill it, or raise the mock\'s timeoutMs']
+            ? [' hanging, as scripted (hang: true)', "kill it, or raise the mock's timeoutMs"]
             : waiting === 'stdin-eof'
               ? [
                   ' waiting for stdin to close (exitAfterStdinEof: true)',
                   "close the call's stdin, or raise the mock's timeoutMs",
                 ]
               : waiting === 'chunks'
-                ? [' while streaming its chunks', "shorten the chunks' delays or raise the mock's timeoutMs"]
+                ? [
+                    ' while streaming its chunks',
+                    "shorten the chunks' delays or raise the mock's timeoutMs",
+                  ]
                 : [
-              ' before it could answer (a busy machine started it late)',
-              "raise the mock's timeoutMs",
-            ];
+                    ' before it could answer (a busy machine started it late)',
+                    "raise the mock's timeoutMs",
+                  ];
   return `${label(claim)} timed out after ${claim.config.timeoutMs} ms${why}; ${fix}.`;
 }
 
