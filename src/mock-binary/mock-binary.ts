@@ -1,5 +1,5 @@
-import { chmodSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import {
   CallAssertionError,
@@ -67,6 +67,7 @@ export class MockBinary {
   readonly #forget: () => void;
   readonly #records = new RecordCache();
   readonly #strict: boolean;
+  readonly #platform: NodeJS.Platform;
   #ownsBin = false;
   #disposed = false;
 
@@ -85,6 +86,7 @@ export class MockBinary {
     this.#bin = bin;
     this.#forget = forget;
     this.#strict = options.strict;
+    this.#platform = options.platform;
     this.dir = bin.dir;
     this.path = join(bin.dir, shimFileName(name, options.platform));
     // A state dir of its own that no earlier mock of this name had (MB-18),
@@ -115,6 +117,57 @@ export class MockBinary {
       retire(this.stateDir);
       throw stateError(error, this.path, 'test');
     }
+  }
+
+  /**
+   * Make the command fail to start, as a missing (`'ENOENT'`) or
+   * non-executable (`'EACCES'`) one does (requirement MB-25): the shim is
+   * moved aside, or loses its exec bit, until `makeAvailable()`. The caller's
+   * spawn then fails with that code only if no other command of this name is
+   * on its PATH (a search goes on past a missing or non-executable file): use
+   * a sandbox made with `commands: 'mocked-only'`, or `env({ PATH: '' })`.
+   * Nothing is recorded: no call starts. `'EACCES'` is POSIX only.
+   *
+   * @example
+   * git.makeUnavailable('ENOENT');
+   * await expect(run('git', ['status'], { sandbox: sb })).rejects.toThrow(CommandNotFoundError);
+   */
+  makeUnavailable(code: 'ENOENT' | 'EACCES'): this {
+    this.#assertLive();
+    if (code !== 'ENOENT' && code !== 'EACCES') {
+      throw new InvalidOptionError(
+        `Expected makeUnavailable() on mock "${this.name}" to get 'ENOENT' (not found) or 'EACCES' (not executable), got ${describeValue(code)}.`,
+      );
+    }
+    if (code === 'EACCES' && this.#platform === 'win32') {
+      throw new InvalidOptionError(
+        `makeUnavailable('EACCES') on mock "${this.name}": Windows has no exec bit to take away; use 'ENOENT'.`,
+      );
+    }
+    this.makeAvailable();
+    try {
+      if (code === 'ENOENT') renameSync(this.path, this.#asidePath());
+      else chmodSync(this.path, 0o600);
+    } catch (error) {
+      throw stateError(error, this.path, 'test');
+    }
+    return this;
+  }
+
+  /** Undo `makeUnavailable()`: the command starts again. */
+  makeAvailable(): this {
+    this.#assertLive();
+    try {
+      if (existsSync(this.#asidePath())) renameSync(this.#asidePath(), this.path);
+      chmodSync(this.path, 0o700);
+    } catch (error) {
+      throw stateError(error, this.path, 'test');
+    }
+    return this;
+  }
+
+  #asidePath(): string {
+    return join(this.dir, `.${basename(this.path)}.unavailable`);
   }
 
   /** @internal Dispose the bin dir along with this mock (for `createMockBinary`). */
@@ -322,6 +375,7 @@ export class MockBinary {
     this.markDisposed();
     this.#forget();
     tryUnlink(this.path);
+    tryUnlink(this.#asidePath());
     retire(this.stateDir);
     if (report) throw new UnusedResponsesError(report);
   }

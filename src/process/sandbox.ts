@@ -22,6 +22,18 @@ export interface SandboxDiagnostics {
   env: Record<string, string>;
 }
 
+/** The mock names a `use()` entry brings: a `MockBinary`'s, or each of a `MockBinDir`'s mocks. */
+function mockNames(entry: unknown): string[] {
+  const e = entry as { name?: unknown; mocks?: unknown };
+  if (typeof e?.name === 'string') return [e.name];
+  if (typeof e?.mocks === 'function') {
+    return (e.mocks as () => Array<{ name?: unknown }>)()
+      .map((m) => m.name)
+      .filter((n): n is string => typeof n === 'string');
+  }
+  return [];
+}
+
 /** A dir to put on the sandbox PATH: a `MockBinary`, a `MockBinDir`, or an absolute path. */
 export type SandboxPathEntry = string | { readonly dir: string };
 
@@ -171,6 +183,8 @@ export class TestSandbox {
     const at = this.#pathDirs.findIndex(same);
     if (at !== -1) this.#pathDirs.splice(at, 1);
     this.#pathDirs.unshift(dir);
+    // A strict PATH never refuses a mocked name: made unavailable, it is not found.
+    if (this.#strictPath) for (const name of mockNames(entry)) this.#strictPath.unrefuse(name);
     return this;
   }
 

@@ -5,6 +5,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -35,6 +36,8 @@ export interface StrictPath {
   path: string;
   /** The names refused so far, in call order. */
   refused(): string[];
+  /** Stop refusing `name` (it is mocked): an unavailable mock is then not found at all. */
+  unrefuse(name: string): void;
 }
 
 export function makeStrictPath(
@@ -73,6 +76,10 @@ export function makeStrictPath(
   return {
     path: `${allowedDir}:${refusedDir}`,
     refused: () => readRefused(log),
+    unrefuse: (name) => {
+      if (!name.includes('/') && name !== '.' && name !== '..')
+        rmSync(join(refusedDir, name), { force: true });
+    },
   };
 }
 
