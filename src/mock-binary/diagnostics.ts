@@ -63,7 +63,9 @@ export function formatCall(name: string, call: MockCall): string {
           ? 'onExhausted fallback'
           : call.responseSource === 'default'
             ? 'default response'
-            : 'no response';
+            : call.responseSource === 'passthrough'
+              ? 'the real command'
+              : 'no response';
   const outcome =
     call.status === 'exited'
       ? call.signal

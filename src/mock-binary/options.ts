@@ -26,6 +26,7 @@ const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
   'timeoutMs',
   'onExhausted',
   'strict',
+  'spy',
   'default',
   'recordEnv',
   'stdin',
@@ -105,6 +106,18 @@ export function resolveOptions(
     onExhausted = 'fail';
   }
 
+  const spy = options.spy ?? false;
+  if (typeof spy !== 'boolean') throw bad('spy', 'true or false', spy);
+  if (spy) {
+    for (const key of ['onExhausted', 'default', 'strict'] as const) {
+      if (options[key] !== undefined && options[key] !== false) {
+        throw new InvalidOptionError(
+          `${where}: \`spy: true\` cannot take \`${key}\`: a spy runs the real command for every call no queued response is left for.`,
+        );
+      }
+    }
+  }
+
   const platform = binPlatform ?? resolvePlatform(options.platform, where);
   const nodePath = options.nodePath ?? process.execPath;
   if (typeof nodePath !== 'string' || nodePath === '')
@@ -126,6 +139,7 @@ export function resolveOptions(
     stdinLimitBytes,
     stdinIdleMs,
   };
+  if (spy) config.spy = true;
   if (options.default !== undefined) {
     config.default = toWireResponse(options.default, `the \`default\` response of ${where}`);
   }

@@ -27,6 +27,15 @@ export interface MockBinaryOptions {
    */
   strict?: boolean;
   /**
+   * A spy (requirement MB-15): every call no queued response is left for
+   * runs the real command (found on PATH after the mock), with the same
+   * argv, stdin, stdout, stderr and exit code, and is recorded. Queued
+   * responses still answer the calls they fit. Not with `onExhausted`,
+   * `default` or `strict`.
+   * @default false
+   */
+  spy?: boolean;
+  /**
    * The response of calls made while nothing was ever queued (with
    * `onExhausted: 'repeat'`).
    * @default {} (exit 0, no output)

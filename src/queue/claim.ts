@@ -129,6 +129,7 @@ function whenExhausted(
   config: WireConfig,
   total: number,
 ): { source: ResponseSource; response?: number } {
+  if (config.spy) return { source: 'passthrough' };
   if (typeof config.onExhausted === 'object') return { source: 'fallback' };
   if (config.onExhausted === 'fail') return { source: 'none' };
   if (total === 0) return { source: 'default' };

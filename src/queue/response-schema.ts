@@ -162,6 +162,7 @@ export const RESPONSE_FIELDS: Readonly<Record<UserField, Check>> = {
   hang: isBoolean,
   stdin: isStdinMode,
   exitAfterStdinEof: isBoolean,
+  passthrough: isBoolean,
 };
 
 /** Fields only the queue file holds: large parts kept in `out/` (see `WireResponse`). */
@@ -202,6 +203,9 @@ const CONFLICTS: ReadonlyArray<[keyof WireResponse, keyof WireResponse]> = [
 
 const has = (object: object, key: string) => Object.hasOwn(object, key);
 
+/** The fields that still mean something for a response that runs the real command. */
+const PASSTHROUGH_WITH = ['passthrough', 'match', 'times', 'optional', 'delayMs', 'stdin'];
+
 /**
  * Why `value` is not a valid response, as one sentence naming `where`
  * (e.g. `response #2 for mock "git"`), or `undefined` if it is valid. Only own
@@ -233,6 +237,12 @@ export function responseProblem(
   for (const [a, b] of CONFLICTS) {
     if (has(value, a) && has(value, b)) {
       return `${capitalise(where)} sets both \`${a}\` and \`${b}\`; use one of them.`;
+    }
+  }
+  if ((value as { passthrough?: unknown }).passthrough === true) {
+    const scripted = Object.keys(value).filter((k) => !PASSTHROUGH_WITH.includes(k));
+    if (scripted.length > 0) {
+      return `${capitalise(where)} sets \`passthrough\` with \`${scripted[0]}\`: the real command's output and exit code are what the call gets. Keep only match, times, optional, delayMs and stdin with it.`;
     }
   }
   return undefined;

@@ -56,6 +56,7 @@ export function claimRouted(
         return { source: 'queue', response: n };
     }
   }
+  if (config.spy) return { source: 'passthrough' };
   if (typeof config.onExhausted === 'object') return { source: 'fallback' };
   // Repeating is for a response that fitted and is used up; a call nothing fits is unmatched.
   if (lastFit !== undefined && config.onExhausted === 'repeat') {

@@ -49,6 +49,12 @@ export interface MockResponse {
    * @default 0
    */
   delayMs?: number;
+  /**
+   * Run the real command instead (found on PATH after the mock's own dir):
+   * same argv, stdin, stdout, stderr, exit code or signal; the call is
+   * recorded as usual. Other output fields are not allowed with it.
+   */
+  passthrough?: boolean;
   /** Values written to stdout as one JSON line each, after `stdout`. */
   jsonl?: unknown[];
   /**
@@ -179,6 +185,8 @@ export interface WireConfig {
   stdinLimitBytes: number;
   /** Capture ends once no stdin came for this long (0: only at EOF). */
   stdinIdleMs?: number;
+  /** A spy: calls no queued response is left for run the real command. */
+  spy?: boolean;
   /**
    * Test hook: the runner stops itself (SIGSTOP) at this step of the protocol,
    * so a test can kill a call at an exact point. Never set by the public API.
@@ -196,7 +204,7 @@ export interface WireState {
 }
 
 /** Where the response a call used came from. */
-export type ResponseSource = 'queue' | 'repeat' | 'fallback' | 'default' | 'none';
+export type ResponseSource = 'queue' | 'repeat' | 'fallback' | 'default' | 'passthrough' | 'none';
 
 /**
  * The mode a call gives its record file when it could not append its last

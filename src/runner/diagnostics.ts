@@ -31,7 +31,15 @@ export function unmatchedMessage(claim: Claim): string {
 }
 
 /** What the call was doing when its deadline passed. */
-export type Waiting = 'start' | 'stdin' | 'delay' | 'output' | 'chunks' | 'hang' | 'stdin-eof';
+export type Waiting =
+  | 'start'
+  | 'stdin'
+  | 'delay'
+  | 'output'
+  | 'chunks'
+  | 'hang'
+  | 'stdin-eof'
+  | 'passthrough';
 
 export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number): string {
   const [why, fix] =
@@ -54,15 +62,17 @@ export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number):
                   ' waiting for stdin to close (exitAfterStdinEof: true)',
                   "close the call's stdin, or raise the mock's timeoutMs",
                 ]
-              : waiting === 'chunks'
-                ? [
-                    ' while streaming its chunks',
-                    "shorten the chunks' delays or raise the mock's timeoutMs",
-                  ]
-                : [
-                    ' before it could answer (a busy machine started it late)',
-                    "raise the mock's timeoutMs",
-                  ];
+              : waiting === 'passthrough'
+                ? [' while the real command it passes through to ran', "raise the mock's timeoutMs"]
+                : waiting === 'chunks'
+                  ? [
+                      ' while streaming its chunks',
+                      "shorten the chunks' delays or raise the mock's timeoutMs",
+                    ]
+                  : [
+                      ' before it could answer (a busy machine started it late)',
+                      "raise the mock's timeoutMs",
+                    ];
   return `${label(claim)} timed out after ${claim.config.timeoutMs} ms${why}; ${fix}.`;
 }
 

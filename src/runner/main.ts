@@ -67,7 +67,8 @@ function main(argv: string[]): void {
     response.chunks !== undefined ||
     response.signal !== undefined ||
     response.hang === true ||
-    response.exitAfterStdinEof === true;
+    response.exitAfterStdinEof === true ||
+    response.passthrough === true;
   if ((response.stdin ?? claim.config.stdin) === 'capture' || delayMs > 0 || acts) {
     void cold().wait(claim, response, deadline, { serve, output, timedOut });
   } else {

@@ -16,6 +16,8 @@ export function responseFor(claim: Claim): WireResponse | undefined {
       return typeof config.onExhausted === 'object' ? config.onExhausted.response : {};
     case 'default':
       return config.default ?? {};
+    case 'passthrough':
+      return { passthrough: true };
     default:
       return undefined;
   }

@@ -4,6 +4,7 @@ import type { WireResponse } from '../queue/types.js';
 import type { Waiting } from './diagnostics.js';
 import { finishCall } from './finish.js';
 import { writeAll } from './output.js';
+import { runReal } from './passthrough.js';
 import { readStdin } from './stdin.js';
 
 /** What the hot half does once the wait is over. */
@@ -51,6 +52,17 @@ export async function wait(
   if (Date.now() >= deadline) {
     clearTimeout(timer);
     timedOut(claim, waiting, delayMs);
+    return;
+  }
+  if (response.passthrough) {
+    waiting = 'passthrough';
+    const stdin = capture ? Buffer.from(claim.record.stdinBase64 ?? '', 'base64') : undefined;
+    const end = runReal(claim, deadline, stdin);
+    clearTimeout(timer);
+    if (end.kind === 'timeout') timedOut(claim, 'passthrough', 0);
+    else if (end.kind === 'missing') finishCall(claim, 'failed', 127, end.message);
+    else if (end.kind === 'signal') finishCall(claim, 'exited', 0, undefined, end.signal);
+    else finishCall(claim, 'exited', end.code);
     return;
   }
   const { chunks, signal, hang, exitAfterStdinEof } = response;

@@ -193,7 +193,7 @@ describe('sandbox lifecycle', () => {
 });
 
 describe('sandbox option and argument checks', () => {
-  const valid = 'env, git, keep, tmpDir, platform, hostEnv';
+  const valid = 'env, git, keep, tmpDir, platform, hostEnv, commands, allow';
   it.each<[string, unknown, string]>([
     [
       'options',

@@ -1,0 +1,101 @@
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { Claim } from '../queue/claim.js';
+import { formatCommand } from '../queue/format.js';
+import { label } from './diagnostics.js';
+
+/**
+ * Passthrough and spies (requirement MB-15): the call runs the real command
+ * of the mock's name, found on the call's PATH after every shimkit shim of
+ * that name (so a shim dir on PATH twice, or another mock of the same name,
+ * never recurses), with the call's argv, stdin, stdout and stderr, and ends
+ * as it ended.
+ */
+
+/** The real command behind the mock: the first `name` on PATH that is not a shimkit shim. */
+export function findReal(
+  name: string,
+  pathValue: string,
+  platform = process.platform,
+): string | undefined {
+  const names = platform === 'win32' ? withExtensions(name) : [name];
+  for (const dir of pathValue.split(delimiter)) {
+    if (dir === '') continue;
+    for (const file of names.map((n) => join(dir, n))) {
+      if (runnable(file, platform) && !isShim(file)) return file;
+    }
+  }
+  return undefined;
+}
+
+function withExtensions(name: string): string[] {
+  if (/\.[^.\\/]+$/.test(name)) return [name];
+  const exts = (process.env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean);
+  return exts.map((ext) => `${name}${ext.toLowerCase()}`);
+}
+
+function runnable(file: string, platform: NodeJS.Platform): boolean {
+  try {
+    const stat = statSync(file);
+    return stat.isFile() && (platform === 'win32' || (stat.mode & 0o111) !== 0);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `file` is a shim shimkit wrote (its second line says so). */
+function isShim(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(256);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, n).includes('shimkit mock binary');
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** How the real command ended, or why it could not run. */
+export type RealEnd =
+  | { kind: 'exit'; code: number }
+  | { kind: 'signal'; signal: NodeJS.Signals }
+  | { kind: 'timeout' }
+  | { kind: 'missing'; message: string };
+
+/**
+ * Run the real command with the call's argv and stdio: stdin, stdout and
+ * stderr are the call's own (inherited), so bytes and timing pass as they
+ * are; stdin that was captured for the record is fed to it instead.
+ */
+export function runReal(claim: Claim, deadline: number, stdin: Buffer | undefined): RealEnd {
+  const { name } = claim.config;
+  const pathValue = process.env.PATH ?? process.env.Path ?? '';
+  const real = findReal(name, pathValue);
+  if (real === undefined) {
+    const command = formatCommand(name, claim.record.argv);
+    return {
+      kind: 'missing',
+      message: `${label(claim)} (${command}) passes through to the real ${name}, but there is none on PATH after the mock (searched ${pathValue || 'nothing: PATH is empty'}). Install it, or script this call instead of passing it through.`,
+    };
+  }
+  const result = spawnSync(real, claim.record.argv, {
+    stdio: [stdin ? 'pipe' : 'inherit', 'inherit', 'inherit'],
+    input: stdin,
+    timeout: Math.max(1, deadline - Date.now()),
+    windowsHide: true,
+  });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT')
+    return { kind: 'timeout' };
+  if (result.error) {
+    return {
+      kind: 'missing',
+      message: `${label(claim)} could not start the real ${name} at ${real}: ${result.error.message}.`,
+    };
+  }
+  if (result.signal) return { kind: 'signal', signal: result.signal };
+  return { kind: 'exit', code: result.status ?? 0 };
+}

@@ -1,0 +1,121 @@
+// Passthrough and spies (MB-15): the real command runs behind the mock, with
+// the same argv, stdio and ending, and every call is recorded.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary, InvalidOptionError, InvalidResponseError } from '../../src/index.js';
+import { runCommand, testDir } from '../helpers/index.js';
+
+/** A "real" command named `name` in a dir of its own: prints its args, echoes stdin to stderr, exits as asked. */
+function realTool(name: string): string {
+  // The exit code comes from EXIT_CODE (set to 0 below unless a test sets it).
+  const dir = testDir();
+  const file = join(dir, name);
+  writeFileSync(
+    file,
+    [
+      '#!/bin/sh',
+      'printf "real:%s\\n" "$@"',
+      'if [ "$1" = stdin ]; then cat >&2; fi',
+      'if [ "$1" = signal ]; then kill -TERM $$; fi',
+      'exit "$EXIT_CODE"',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(file, 0o755);
+  return dir;
+}
+
+describe('passthrough and spies', () => {
+  it('MB-15 a spy runs the real git --version with the same output and exit code, and records the call', async () => {
+    const real = execFileSync('git', ['--version'], { encoding: 'utf8' });
+    await using git = createMockBinary('git', { spy: true });
+    const r = await runCommand('git', ['--version'], { env: git.env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout.toString()).toBe(real);
+    expect(git.lastCall()).toMatchObject({
+      argv: ['--version'],
+      responseSource: 'passthrough',
+      exitCode: 0,
+      status: 'exited',
+    });
+  });
+
+  it('MB-15 argv, stdin, stdout, stderr, exit code and signal pass through as they are', async () => {
+    const dir = realTool('tool');
+    await using tool = createMockBinary('tool', { spy: true });
+    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, EXIT_CODE: '0' });
+    const args = ['stdin', 'a b', '', '-n', 'ü\n"q"'];
+    const r = await runCommand('tool', args, { env, input: 'piped in\n' });
+    expect(r.stdout.toString()).toBe(`${args.map((a) => `real:${a}`).join('\n')}\n`);
+    expect(r.stderr.toString()).toBe('piped in\n');
+    expect((await runCommand('tool', ['x'], { env: { ...env, EXIT_CODE: '7' } })).code).toBe(7);
+    expect(await runCommand('tool', ['signal'], { env })).toMatchObject({
+      code: null,
+      signal: 'SIGTERM',
+    });
+    expect(tool.calls().map((c) => [c.exitCode, c.signal])).toEqual([
+      [0, undefined],
+      [7, undefined],
+      [undefined, 'SIGTERM'],
+    ]);
+  });
+
+  it('MB-15 passthrough: true on one response; the others stay scripted; captured stdin still reaches the real command', async () => {
+    const dir = realTool('tool');
+    await using tool = createMockBinary('tool', {
+      stdin: 'capture',
+      onExhausted: 'fail',
+      responses: [
+        { match: { args: ['deploy'] }, stdout: 'scripted\n' },
+        { match: { argsPrefix: ['stdin'] }, passthrough: true },
+      ],
+    });
+    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, EXIT_CODE: '0' });
+    expect((await runCommand('tool', ['deploy'], { env })).stdout.toString()).toBe('scripted\n');
+    const r = await runCommand('tool', ['stdin'], { env, input: 'recorded and passed\n' });
+    expect(r.stdout.toString()).toBe('real:stdin\n');
+    expect(r.stderr.toString()).toBe('recorded and passed\n');
+    expect(tool.lastCall()?.stdin).toBe('recorded and passed\n');
+  });
+
+  it('MB-15 no recursion: the shim dir twice on PATH, or another mock of the same name before the real one', async () => {
+    const dir = realTool('tool');
+    await using outer = createMockBinary('tool', { spy: true });
+    await using inner = createMockBinary('tool', { spy: true });
+    const env = {
+      ...process.env,
+      PATH: `${outer.dir}:${outer.dir}:${inner.dir}:${dir}:/usr/bin:/bin`,
+    };
+    const r = await runCommand('tool', ['once'], { env });
+    expect(r.stdout.toString()).toBe('real:once\n');
+    expect(outer.callCount()).toBe(1);
+    expect(inner.callCount()).toBe(0); // skipped, not run: it is a shim too
+  });
+
+  it('MB-15 with no real command behind it, the call says so and exits 127', async () => {
+    await using ghost = createMockBinary('no-such-real-tool-x', { spy: true });
+    const r = await runCommand('no-such-real-tool-x', ['a'], { env: ghost.env() });
+    expect(r.code).toBe(127);
+    expect(r.stderr.toString()).toMatch(
+      /^shimkit: mock "no-such-real-tool-x" call #1 \(no-such-real-tool-x a\) passes through to the real no-such-real-tool-x, but there is none on PATH after the mock \(searched .*\)\. Install it, or script this call instead of passing it through\.\n$/,
+    );
+    expect(ghost.lastCall()?.status).toBe('failed');
+  });
+
+  it('MB-15 spy and passthrough are checked: no scripted output with passthrough, no onExhausted or strict with spy', () => {
+    expect(() =>
+      createMockBinary('git', { responses: [{ passthrough: true, stdout: 'x' }] }),
+    ).toThrow(InvalidResponseError);
+    expect(() =>
+      createMockBinary('git', { responses: [{ passthrough: true, exitCode: 1 }] }),
+    ).toThrow(
+      "sets `passthrough` with `exitCode`: the real command's output and exit code are what the call gets",
+    );
+    expect(() => createMockBinary('git', { spy: true, strict: true })).toThrow(InvalidOptionError);
+    expect(() => createMockBinary('git', { spy: true, onExhausted: 'fail' })).toThrow(
+      '`spy: true` cannot take `onExhausted`',
+    );
+  });
+});
