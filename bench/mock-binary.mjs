@@ -1,5 +1,5 @@
 // PERF-01 … PERF-03, PERF-06: the cost of a mocked call, measured against `node -e 0`.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createMockBinary } from 'shimkit';
 import { median, paired, round, timeParallel, timeSync } from './lib.mjs';
@@ -63,6 +63,29 @@ export async function routing({ iterations = 30 } = {}) {
     routed1000MedianMs: round(r.subjectMedianMs, 2),
     singleMedianMs: round(r.baselineMedianMs, 2),
     ratio1000to1: round(r.ratio),
+    iterations,
+  };
+}
+
+/**
+ * MB-15: `git --version` through a spy (the shim, the runner, then the real
+ * git) vs the real `git --version`, paired. The floor is Node's start.
+ */
+export async function spy({ iterations = 30 } = {}) {
+  const git = createMockBinary('git', { spy: true });
+  const real = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+  const viaSpy = () => timeSync(git.path, ['--version']).ms;
+  const direct = () => timeSync(real, ['--version']).ms;
+  for (let i = 0; i < 3; i++) {
+    viaSpy();
+    direct();
+  }
+  const r = paired(iterations, direct, viaSpy);
+  await git.dispose();
+  return {
+    spyMedianMs: round(r.subjectMedianMs, 2),
+    realMedianMs: round(r.baselineMedianMs, 2),
+    ratioToReal: round(r.ratio),
     iterations,
   };
 }

@@ -10,6 +10,7 @@ import {
   parallel256,
   queueGrowth,
   routing,
+  spy,
 } from './mock-binary.mjs';
 import { processOutput, processRun } from './process.mjs';
 import { proxyRtt, proxyStalledReader, proxyThroughput } from './proxy.mjs';
@@ -74,6 +75,7 @@ const loadAtStart = loadavg()[0];
 const suites = {
   mockCall,
   routing,
+  spy,
   parallel64,
   parallel256,
   enqueueStall,
