@@ -19,6 +19,13 @@ export {
   sweepLeftovers,
 } from './internal/leftovers/sweep-leftovers.js';
 export { createMockBinDir, MockBinDir, type MockBinDirOptions } from './mock-binary/bin-dir.js';
+export {
+  CASSETTE_MODE_VAR,
+  type Cassette,
+  type CassetteCall,
+  type CassetteMode,
+  type CassetteOptions,
+} from './mock-binary/cassette.js';
 export { createMockBinary } from './mock-binary/create.js';
 export { any } from './mock-binary/match.js';
 export { MockBinary } from './mock-binary/mock-binary.js';

@@ -158,7 +158,7 @@ export class MockBinDir {
   async dispose(): Promise<void> {
     const reports = this.#disposed
       ? []
-      : [...this.#mocks.values()].flatMap((mock) => mock.doneReport() ?? []);
+      : [...this.#mocks.values()].flatMap((mock) => mock.beforeDispose() ?? []);
     this.disposeSync();
     if (reports.length > 0) throw new UnusedResponsesError(reports.join('\n'));
   }

@@ -24,6 +24,7 @@ import { describeArg, mismatch } from '../queue/route.js';
 import type { ArgMatcher, WireArg } from '../queue/types.js';
 import { appendToQueue, createInstance, resetState, retire } from '../queue/writer.js';
 import { callsOf, notDoneReport } from './calls.js';
+import { writeCassette } from './cassette.js';
 import { formatCalls } from './diagnostics.js';
 import type { ResolvedOptions } from './options.js';
 import { toWireResponse } from './options.js';
@@ -68,6 +69,7 @@ export class MockBinary {
   readonly #records = new RecordCache();
   readonly #strict: boolean;
   readonly #platform: NodeJS.Platform;
+  readonly #recordTo: string | undefined;
   #ownsBin = false;
   #disposed = false;
 
@@ -87,6 +89,7 @@ export class MockBinary {
     this.#forget = forget;
     this.#strict = options.strict;
     this.#platform = options.platform;
+    this.#recordTo = options.recordTo;
     this.dir = bin.dir;
     this.path = join(bin.dir, shimFileName(name, options.platform));
     // A state dir of its own that no earlier mock of this name had (MB-18),
@@ -371,7 +374,7 @@ export class MockBinary {
       await this.#bin.dispose();
       return;
     }
-    const report = this.doneReport();
+    const report = this.beforeDispose();
     this.markDisposed();
     this.#forget();
     tryUnlink(this.path);
@@ -380,9 +383,17 @@ export class MockBinary {
     if (report) throw new UnusedResponsesError(report);
   }
 
-  /** @internal For a strict mock: why it is not done, or undefined (always undefined when not strict). */
-  doneReport(): string | undefined {
-    if (!this.#strict || this.#disposed) return undefined;
+  /**
+   * @internal What `dispose()` does before the mock goes: write the cassette
+   * (record mode), and for a strict mock say why it is not done (undefined
+   * when it is, or when it is not strict).
+   */
+  beforeDispose(): string | undefined {
+    if (this.#disposed) return undefined;
+    if (this.#recordTo) {
+      writeCassette(this.#recordTo, this.name, readSnapshot(this.stateDir, this.#records).calls);
+    }
+    if (!this.#strict) return undefined;
     try {
       return notDoneReport(this.name, readSnapshot(this.stateDir, this.#records));
     } catch {

@@ -19,6 +19,7 @@ import {
   type WireMatch,
   type WireResponse,
 } from '../queue/types.js';
+import { cassetteResponses, resolveCassette } from './cassette.js';
 import { runnerFlags } from './runner-flags.js';
 import type { MockBinaryOptions } from './types.js';
 
@@ -27,6 +28,7 @@ const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
   'onExhausted',
   'strict',
   'spy',
+  'cassette',
   'default',
   'recordEnv',
   'stdin',
@@ -49,6 +51,8 @@ export interface ResolvedOptions {
   tmpDir: string | undefined;
   /** `dispose()` asserts done (see `MockBinaryOptions.strict`). */
   strict: boolean;
+  /** Record mode: `dispose()` writes the cassette here. */
+  recordTo: string | undefined;
 }
 
 /** Check every option now (not when first used) and turn them into the on-disk config. */
@@ -106,13 +110,16 @@ export function resolveOptions(
     onExhausted = 'fail';
   }
 
-  const spy = options.spy ?? false;
+  const cassette =
+    options.cassette === undefined ? undefined : resolveCassette(options.cassette, where);
+  let spy = options.spy ?? false;
   if (typeof spy !== 'boolean') throw bad('spy', 'true or false', spy);
+  if (cassette?.mode === 'record') spy = true;
   if (spy) {
     for (const key of ['onExhausted', 'default', 'strict'] as const) {
       if (options[key] !== undefined && options[key] !== false) {
         throw new InvalidOptionError(
-          `${where}: \`spy: true\` cannot take \`${key}\`: a spy runs the real command for every call no queued response is left for.`,
+          `${where}: ${cassette ? 'recording a cassette' : '`spy: true`'} cannot take \`${key}\`: a spy runs the real command for every call no queued response is left for.`,
         );
       }
     }
@@ -128,6 +135,17 @@ export function resolveOptions(
   const responses = given.map((response, i) =>
     toWireResponse(response, `response [${i}] of the \`responses\` option of ${where}`),
   );
+  if (cassette?.mode === 'replay') {
+    if (options.onExhausted !== undefined || options.spy) {
+      throw new InvalidOptionError(
+        `${where}: replaying a cassette cannot take \`${options.spy ? 'spy' : 'onExhausted'}\`: a call that is not in the cassette fails.`,
+      );
+    }
+    onExhausted = 'fail';
+    for (const [i, response] of cassetteResponses(cassette.path, name, where).entries()) {
+      responses.push(toWireResponse(response, `call ${i + 1} of the cassette ${cassette.path}`));
+    }
+  }
 
   const config: WireConfig = {
     version: PROTOCOL_VERSION,
@@ -140,11 +158,22 @@ export function resolveOptions(
     stdinIdleMs,
   };
   if (spy) config.spy = true;
+  if (cassette?.mode === 'record') config.recordOutput = true;
+  if (cassette?.mode === 'replay') config.cassette = cassette.path;
   if (options.default !== undefined) {
     config.default = toWireResponse(options.default, `the \`default\` response of ${where}`);
   }
   const nodeFlags = runnerFlags(nodePath, platform, where);
-  return { config, responses, platform, nodePath, nodeFlags, tmpDir: options.tmpDir, strict };
+  return {
+    config,
+    responses,
+    platform,
+    nodePath,
+    nodeFlags,
+    tmpDir: options.tmpDir,
+    strict,
+    recordTo: cassette?.mode === 'record' ? cassette.path : undefined,
+  };
 }
 
 /** The platform whose shims to write (`process.platform` unless given). */

@@ -1,4 +1,5 @@
 import type { CallStatus, MockResponse, ResponseSource } from '../queue/types.js';
+import type { CassetteOptions } from './cassette.js';
 
 export type { MockResponse };
 
@@ -35,6 +36,17 @@ export interface MockBinaryOptions {
    * @default false
    */
   spy?: boolean;
+  /**
+   * Record and replay (requirement MB-24): a cassette file, as a path or
+   * `{ path, mode: 'record' | 'replay' | 'auto' }` (default `'auto'`: replay
+   * when the file exists). Recording makes the mock a spy and writes the
+   * file on `dispose()`; replaying answers each recorded argv once, in
+   * order, and fails any other call. `SHIMKIT_CASSETTE_MODE` overrides the
+   * mode.
+   * @example
+   * createMockBinary('gh', { cassette: join(__dirname, 'gh.cassette.json') });
+   */
+  cassette?: string | CassetteOptions;
   /**
    * The response of calls made while nothing was ever queued (with
    * `onExhausted: 'repeat'`).

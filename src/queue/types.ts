@@ -187,6 +187,10 @@ export interface WireConfig {
   stdinIdleMs?: number;
   /** A spy: calls no queued response is left for run the real command. */
   spy?: boolean;
+  /** Record mode (a cassette): passed-through calls keep the real command's output in their record. */
+  recordOutput?: boolean;
+  /** Replay mode: the cassette replayed, for the diagnostic of a call that is not in it. */
+  cassette?: string;
   /**
    * Test hook: the runner stops itself (SIGSTOP) at this step of the protocol,
    * so a test can kill a call at an exact point. Never set by the public API.
@@ -249,4 +253,7 @@ export interface WireCallRecord {
   stdinTruncated?: boolean;
   /** The capture ended by `stdinIdleMs`, with the caller's stdin still open. */
   stdinOpen?: boolean;
+  /** Record mode: what the real command wrote to stdout and stderr. */
+  stdoutBase64?: string;
+  stderrBase64?: string;
 }

@@ -16,6 +16,9 @@ export function unmatchedMessage(claim: Claim): string {
   if (claim.routed) {
     const call = { argv: claim.record.argv, cwd: claim.record.cwd, env: process.env };
     const why = closestMiss(claim.queueText, call, claim.genDir);
+    if (claim.config.cassette) {
+      return `${label(claim)} (${command}) is not in the cassette ${claim.config.cassette}: ${why}. Record it again (SHIMKIT_CASSETTE_MODE=record), or script this call.`;
+    }
     const fix = why.startsWith('no response fits')
       ? 'Add a response whose match fits this call, or fix the match.'
       : 'Enqueue another, raise its `times`, or set onExhausted.';

@@ -30,6 +30,8 @@ export function finishCall(
   if (record.stdinBase64 !== undefined) end.stdinBase64 = record.stdinBase64;
   if (record.stdinTruncated) end.stdinTruncated = true;
   if (record.stdinOpen) end.stdinOpen = true;
+  if (record.stdoutBase64 !== undefined) end.stdoutBase64 = record.stdoutBase64;
+  if (record.stderrBase64 !== undefined) end.stderrBase64 = record.stderrBase64;
   try {
     writeBytes(claim.fd, Buffer.from(recordLine(end)));
   } catch (error) {

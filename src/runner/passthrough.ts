@@ -61,8 +61,8 @@ function isShim(file: string): boolean {
 
 /** How the real command ended, or why it could not run. */
 export type RealEnd =
-  | { kind: 'exit'; code: number }
-  | { kind: 'signal'; signal: NodeJS.Signals }
+  | { kind: 'exit'; code: number; out?: Buffer; err?: Buffer }
+  | { kind: 'signal'; signal: NodeJS.Signals; out?: Buffer; err?: Buffer }
   | { kind: 'timeout' }
   | { kind: 'missing'; message: string };
 
@@ -82,12 +82,17 @@ export function runReal(claim: Claim, deadline: number, stdin: Buffer | undefine
       message: `${label(claim)} (${command}) passes through to the real ${name}, but there is none on PATH after the mock (searched ${pathValue || 'nothing: PATH is empty'}). Install it, or script this call instead of passing it through.`,
     };
   }
+  // Recording keeps the output for the cassette: it is passed on when the command ends.
+  const keep = claim.config.recordOutput === true;
   const result = spawnSync(real, claim.record.argv, {
-    stdio: [stdin ? 'pipe' : 'inherit', 'inherit', 'inherit'],
+    stdio: [stdin ? 'pipe' : 'inherit', keep ? 'pipe' : 'inherit', keep ? 'pipe' : 'inherit'],
     input: stdin,
     timeout: Math.max(1, deadline - Date.now()),
+    maxBuffer: 1024 ** 3,
     windowsHide: true,
   });
+  const out = keep ? ((result.stdout as Buffer | null) ?? Buffer.alloc(0)) : undefined;
+  const err = keep ? ((result.stderr as Buffer | null) ?? Buffer.alloc(0)) : undefined;
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT')
     return { kind: 'timeout' };
   if (result.error) {
@@ -96,6 +101,6 @@ export function runReal(claim: Claim, deadline: number, stdin: Buffer | undefine
       message: `${label(claim)} could not start the real ${name} at ${real}: ${result.error.message}.`,
     };
   }
-  if (result.signal) return { kind: 'signal', signal: result.signal };
-  return { kind: 'exit', code: result.status ?? 0 };
+  if (result.signal) return { kind: 'signal', signal: result.signal, out, err };
+  return { kind: 'exit', code: result.status ?? 0, out, err };
 }

@@ -59,6 +59,12 @@ export async function wait(
     const stdin = capture ? Buffer.from(claim.record.stdinBase64 ?? '', 'base64') : undefined;
     const end = runReal(claim, deadline, stdin);
     clearTimeout(timer);
+    if ((end.kind === 'exit' || end.kind === 'signal') && end.out && end.err) {
+      claim.record.stdoutBase64 = end.out.toString('base64');
+      claim.record.stderrBase64 = end.err.toString('base64');
+      writeAll(1, end.out, deadline);
+      writeAll(2, end.err, deadline);
+    }
     if (end.kind === 'timeout') timedOut(claim, 'passthrough', 0);
     else if (end.kind === 'missing') finishCall(claim, 'failed', 127, end.message);
     else if (end.kind === 'signal') finishCall(claim, 'exited', 0, undefined, end.signal);

@@ -1,0 +1,148 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute } from 'node:path';
+import { describeValue } from '../internal/describe.js';
+import { InvalidOptionError } from '../internal/errors.js';
+import type { SnapshotRecord } from '../queue/reader.js';
+import type { MockResponse } from '../queue/types.js';
+
+/**
+ * Record and replay (requirement MB-24), like nock's Nock Back: in `record`
+ * mode the mock is a spy that keeps each call's argv, stdin, output, exit
+ * and duration, and `dispose()` writes them to the cassette; in `replay`
+ * mode the cassette's calls become routed responses, one per recorded call
+ * (exact argv), and a call that is not in it fails loudly; `auto` replays
+ * when the cassette exists and records otherwise. `SHIMKIT_CASSETTE_MODE`
+ * overrides the mode, so CI can replay what a developer recorded.
+ */
+
+export type CassetteMode = 'record' | 'replay' | 'auto';
+
+/** The `cassette` option of `createMockBinary()`. */
+export interface CassetteOptions {
+  /** The cassette file (JSON), absolute. */
+  path: string;
+  /**
+   * @default 'auto' (or `SHIMKIT_CASSETTE_MODE`)
+   */
+  mode?: CassetteMode;
+}
+
+/** One recorded call in a cassette file. */
+export interface CassetteCall {
+  argv: string[];
+  /** Captured stdin (base64), when the mock captured it. */
+  stdinBase64?: string;
+  stdoutBase64: string;
+  stderrBase64: string;
+  /** The exit code, or undefined when a signal ended it. */
+  exitCode?: number;
+  signal?: string;
+  durationMs: number;
+}
+
+/** A cassette file. */
+export interface Cassette {
+  version: 1;
+  command: string;
+  calls: CassetteCall[];
+}
+
+export const CASSETTE_MODE_VAR = 'SHIMKIT_CASSETTE_MODE';
+
+const MODES: readonly CassetteMode[] = ['record', 'replay', 'auto'];
+
+/** The mode to use now, and the path: `auto` resolved, the env var applied. */
+export function resolveCassette(
+  value: unknown,
+  where: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { path: string; mode: 'record' | 'replay' } {
+  const options = typeof value === 'string' ? { path: value } : value;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidOptionError(
+      `Expected the \`cassette\` option of ${where} to be a path or { path, mode }, got ${describeValue(value)}.`,
+    );
+  }
+  const { path, mode: given = 'auto' } = options as { path?: unknown; mode?: unknown };
+  if (typeof path !== 'string' || !isAbsolute(path)) {
+    throw new InvalidOptionError(
+      `Expected the cassette path of ${where} to be an absolute file path, got ${describeValue(path)}.`,
+    );
+  }
+  const fromEnv = env[CASSETTE_MODE_VAR];
+  const mode = fromEnv === undefined || fromEnv === '' ? given : fromEnv;
+  if (!MODES.includes(mode as CassetteMode)) {
+    const source = fromEnv
+      ? `${CASSETTE_MODE_VAR}=${JSON.stringify(fromEnv)}`
+      : 'the cassette mode';
+    throw new InvalidOptionError(
+      `${where}: ${source} is not one of ${MODES.map((m) => `'${m}'`).join(', ')}.`,
+    );
+  }
+  if (mode === 'auto') return { path, mode: existsSync(path) ? 'replay' : 'record' };
+  if (mode === 'replay' && !existsSync(path)) {
+    throw new InvalidOptionError(
+      `${where}: there is no cassette to replay at ${path}. Record it first (mode 'record' or 'auto', or ${CASSETTE_MODE_VAR}=record).`,
+    );
+  }
+  return { path, mode: mode as 'record' | 'replay' };
+}
+
+/** The responses that replay a cassette: one per recorded call, for exactly its argv, in order. */
+export function cassetteResponses(path: string, name: string, where: string): MockResponse[] {
+  let cassette: Cassette;
+  try {
+    cassette = JSON.parse(readFileSync(path, 'utf8')) as Cassette;
+  } catch (error) {
+    throw new InvalidOptionError(
+      `${where}: cannot read the cassette ${path}: ${(error as Error).message}.`,
+    );
+  }
+  if (cassette?.version !== 1 || !Array.isArray(cassette.calls)) {
+    throw new InvalidOptionError(
+      `${where}: ${path} is not a shimkit cassette (version 1 with calls).`,
+    );
+  }
+  if (cassette.command !== name) {
+    throw new InvalidOptionError(
+      `${where}: the cassette ${path} was recorded for ${JSON.stringify(cassette.command)}, not ${JSON.stringify(name)}.`,
+    );
+  }
+  return cassette.calls.map((call) => {
+    const response: MockResponse = {
+      match: { args: call.argv },
+      stdoutBase64: call.stdoutBase64,
+      stderrBase64: call.stderrBase64,
+    };
+    if (call.signal) response.signal = call.signal as MockResponse['signal'];
+    else response.exitCode = call.exitCode ?? 0;
+    return response;
+  });
+}
+
+/** Write the cassette of the calls recorded (atomically: a temp file renamed into place). */
+export function writeCassette(
+  path: string,
+  name: string,
+  records: readonly SnapshotRecord[],
+): void {
+  const calls: CassetteCall[] = records
+    .filter((r) => r.source === 'passthrough' && r.status === 'exited')
+    .map((r) => {
+      const call: CassetteCall = {
+        argv: r.argv,
+        stdoutBase64: r.stdoutBase64 ?? '',
+        stderrBase64: r.stderrBase64 ?? '',
+        durationMs: (r.endedAt ?? r.startedAt) - r.startedAt,
+      };
+      if (r.stdinBase64 !== undefined) call.stdinBase64 = r.stdinBase64;
+      if (r.signal) call.signal = r.signal;
+      else call.exitCode = r.exitCode;
+      return call;
+    });
+  const cassette: Cassette = { version: 1, command: name, calls };
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(cassette, null, 2)}\n`);
+  renameSync(temp, path);
+}
