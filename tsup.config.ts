@@ -13,6 +13,21 @@ export default defineConfig([
     clean: true,
   },
   {
+    // shimkit/vitest and shimkit/jest: fixtures and matchers. They import the
+    // core as the package itself ('shimkit', external here; tsconfig maps it
+    // to src for type checks), so a test that also imports 'shimkit' shares
+    // one copy of its state and its classes; vitest stays the user's own.
+    entry: { vitest: 'src/vitest/index.ts', jest: 'src/jest/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    shims: true,
+    target: 'node20',
+    platform: 'node',
+    sourcemap: true,
+    clean: false,
+    external: ['vitest', 'shimkit'],
+  },
+  {
     // The hot path: runs inside every mocked call. A small CommonJS file with
     // only node builtins, so Node starts it about as fast as `node -e 0`, and
     // beside it what few calls need (src/runner/cold.ts), loaded on demand.

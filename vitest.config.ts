@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // shimkit/vitest imports the core as 'shimkit': the tests run it from src.
+  resolve: { alias: { shimkit: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
     // Tests spawn real processes; generous per-test deadlines, but no retries:

@@ -1,0 +1,89 @@
+import type { MockBinary } from './mock-binary/mock-binary.js';
+import { describeArg, mismatch } from './queue/route.js';
+import type { ArgMatcher, WireArg } from './queue/types.js';
+import { toWireResponse } from './mock-binary/options.js';
+import { formatCalls } from './mock-binary/diagnostics.js';
+
+/**
+ * Matchers for `expect.extend` (requirement VT-02), in the shape both vitest
+ * and jest take: `(received, …expected) => { pass, message }`. No test
+ * framework is imported here (VT-03): `shimkit/vitest` and `shimkit/jest`
+ * register them.
+ */
+
+interface MatcherResult {
+  pass: boolean;
+  message: () => string;
+}
+
+interface Forwarding {
+  forwarded(direction: 'c2s' | 's2c'): number;
+}
+
+function isMock(value: unknown): value is MockBinary {
+  return typeof (value as MockBinary | undefined)?.calls === 'function' && typeof (value as MockBinary).assertDone === 'function';
+}
+
+function wireArgs(args: readonly ArgMatcher[]): WireArg[] {
+  return toWireResponse({ match: { args } }, 'the expected arguments').match?.args as WireArg[];
+}
+
+export const matchers = {
+  /**
+   * Some call of the mock had exactly these arguments (strings, RegExps,
+   * `any()`); the failure shows every call and the nearest difference.
+   *
+   * @example
+   * expect(git).toHaveBeenCalledWithArgs(['push', 'origin', any()]);
+   */
+  toHaveBeenCalledWithArgs(received: unknown, args: readonly ArgMatcher[]): MatcherResult {
+    if (!isMock(received)) throw new TypeError('toHaveBeenCalledWithArgs() expects a MockBinary');
+    const expected = wireArgs(args);
+    const calls = received.calls();
+    const misses = calls.map((c) => mismatch({ args: expected }, { argv: c.argv, cwd: c.cwd, env: {} }));
+    const hit = misses.findIndex((m) => m === undefined);
+    const shown = `[${expected.map(describeArg).join(', ')}]`;
+    return {
+      pass: hit !== -1,
+      message: () =>
+        hit !== -1
+          ? `expected mock "${received.name}" not to have been called with ${shown}, but call #${hit + 1} was`
+          : `expected mock "${received.name}" to have been called with ${shown}${
+              calls.length > 0 ? `; the last call differs at ${misses.at(-1)}` : ''
+            }\n${formatCalls(received.name, calls)}`,
+    };
+  },
+
+  /** Every response that is not `optional` was used up, and no call went without one (`assertDone()`). */
+  toHaveConsumedAllResponses(received: unknown): MatcherResult {
+    if (!isMock(received)) throw new TypeError('toHaveConsumedAllResponses() expects a MockBinary');
+    try {
+      received.assertDone();
+      return { pass: true, message: () => `expected mock "${received.name}" to have responses left, but all were used` };
+    } catch (error) {
+      // By code, not class: shimkit/vitest and shimkit/jest are bundles of their own.
+      if ((error as { code?: unknown }).code !== 'ERR_SHIMKIT_UNUSED_RESPONSES') throw error;
+      return { pass: false, message: () => (error as Error).message };
+    }
+  },
+
+  /** The proxy forwarded exactly `n` frames in `direction` (`'c2s'` or `'s2c'`), over all connections. */
+  toHaveForwarded(received: unknown, direction: 'c2s' | 's2c', n: number): MatcherResult {
+    if (typeof (received as Forwarding | undefined)?.forwarded !== 'function') {
+      throw new TypeError('toHaveForwarded() expects a FrameProxy');
+    }
+    const got = (received as Forwarding).forwarded(direction);
+    return {
+      pass: got === n,
+      message: () => `expected the proxy to have forwarded ${n} ${direction} frame${n === 1 ? '' : 's'}, got ${got}`,
+    };
+  },
+};
+
+
+/** The matchers' types, for `declare module 'vitest'` / jest's `Matchers`. */
+export interface ShimkitMatchers<R = unknown> {
+  toHaveBeenCalledWithArgs(args: readonly ArgMatcher[]): R;
+  toHaveConsumedAllResponses(): R;
+  toHaveForwarded(direction: 'c2s' | 's2c', n: number): R;
+}
