@@ -172,8 +172,6 @@ const WIRE_FIELDS: Readonly<Record<WireOnlyField, Check>> = {
   writeFilesFile: isOutFile,
 };
 
-/** Fields planned for a later version: a clear error, not "unknown key". */
-const PLANNED_FIELDS = ['signal', 'hang', 'chunks', 'stdin', 'exitAfterStdinEof', 'passthrough'];
 
 /** Names people reach for, mapped to the field they mean. */
 const ALIASES: Readonly<Record<string, keyof WireResponse>> = {
@@ -250,9 +248,6 @@ export function responseProblem(
 
 function unknownKey(key: string, where: string, fields: string[]): string {
   const shown = truncate(JSON.stringify(key).slice(1, -1), 60);
-  if (PLANNED_FIELDS.includes(key)) {
-    return `The \`${shown}\` field of ${where} is not supported by this version of shimkit yet. Valid fields: ${fields.join(', ')}.`;
-  }
   const alias = (k: string) => (has(ALIASES, k) ? ALIASES[k] : undefined);
   const guess =
     alias(key) ?? nearest(key, fields) ?? alias(nearest(key, Object.keys(ALIASES)) ?? '');

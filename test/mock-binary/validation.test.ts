@@ -17,7 +17,7 @@ describe('response validation at enqueue time', () => {
     const bad = { ouptut: 'x' } as unknown as MockResponse;
     expect(() => git.enqueue(bad)).toThrow(InvalidResponseError);
     expect(() => git.enqueue(bad)).toThrow(
-      'Unknown key `ouptut` in the response passed to enqueue() on mock "git". Did you mean `stdout`? Valid fields: stdout, stderr, stdoutBase64, stderrBase64, exitCode, delayMs, jsonl, writeFiles, match, times, optional, chunks, signal, hang, stdin, exitAfterStdinEof.',
+      'Unknown key `ouptut` in the response passed to enqueue() on mock "git". Did you mean `stdout`? Valid fields: stdout, stderr, stdoutBase64, stderrBase64, exitCode, delayMs, jsonl, writeFiles, match, times, optional, chunks, signal, hang, stdin, exitAfterStdinEof, passthrough.',
     );
     const cases: Array<[string, string]> = [
       ['stdot', 'stdout'],
@@ -67,8 +67,8 @@ describe('response validation at enqueue time', () => {
       ],
       [null, 'got null'],
       [
-        { passthrough: true },
-        'The `passthrough` field of the response passed to enqueue() on mock "git" is not supported by this version',
+        { passthrough: true, stdout: 'x' },
+        'sets `passthrough` with `stdout`: the real command\'s output and exit code are what the call gets',
       ],
     ];
     for (const [response, message] of cases) {
