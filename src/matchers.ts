@@ -1,8 +1,8 @@
+import { formatCalls } from './mock-binary/diagnostics.js';
 import type { MockBinary } from './mock-binary/mock-binary.js';
+import { toWireResponse } from './mock-binary/options.js';
 import { describeArg, mismatch } from './queue/route.js';
 import type { ArgMatcher, WireArg } from './queue/types.js';
-import { toWireResponse } from './mock-binary/options.js';
-import { formatCalls } from './mock-binary/diagnostics.js';
 
 /**
  * Matchers for `expect.extend` (requirement VT-02), in the shape both vitest
@@ -21,7 +21,10 @@ interface Forwarding {
 }
 
 function isMock(value: unknown): value is MockBinary {
-  return typeof (value as MockBinary | undefined)?.calls === 'function' && typeof (value as MockBinary).assertDone === 'function';
+  return (
+    typeof (value as MockBinary | undefined)?.calls === 'function' &&
+    typeof (value as MockBinary).assertDone === 'function'
+  );
 }
 
 function wireArgs(args: readonly ArgMatcher[]): WireArg[] {
@@ -40,8 +43,10 @@ export const matchers = {
     if (!isMock(received)) throw new TypeError('toHaveBeenCalledWithArgs() expects a MockBinary');
     const expected = wireArgs(args);
     const calls = received.calls();
-    const misses = calls.map((c) => mismatch({ args: expected }, { argv: c.argv, cwd: c.cwd, env: {} }));
-    const hit = misses.findIndex((m) => m === undefined);
+    const misses = calls.map((c) =>
+      mismatch({ args: expected }, { argv: c.argv, cwd: c.cwd, env: {} }),
+    );
+    const hit = misses.indexOf(undefined);
     const shown = `[${expected.map(describeArg).join(', ')}]`;
     return {
       pass: hit !== -1,
@@ -59,7 +64,10 @@ export const matchers = {
     if (!isMock(received)) throw new TypeError('toHaveConsumedAllResponses() expects a MockBinary');
     try {
       received.assertDone();
-      return { pass: true, message: () => `expected mock "${received.name}" to have responses left, but all were used` };
+      return {
+        pass: true,
+        message: () => `expected mock "${received.name}" to have responses left, but all were used`,
+      };
     } catch (error) {
       // By code, not class: shimkit/vitest and shimkit/jest are bundles of their own.
       if ((error as { code?: unknown }).code !== 'ERR_SHIMKIT_UNUSED_RESPONSES') throw error;
@@ -75,11 +83,11 @@ export const matchers = {
     const got = (received as Forwarding).forwarded(direction);
     return {
       pass: got === n,
-      message: () => `expected the proxy to have forwarded ${n} ${direction} frame${n === 1 ? '' : 's'}, got ${got}`,
+      message: () =>
+        `expected the proxy to have forwarded ${n} ${direction} frame${n === 1 ? '' : 's'}, got ${got}`,
     };
   },
 };
-
 
 /** The matchers' types, for `declare module 'vitest'` / jest's `Matchers`. */
 export interface ShimkitMatchers<R = unknown> {

@@ -172,7 +172,6 @@ const WIRE_FIELDS: Readonly<Record<WireOnlyField, Check>> = {
   writeFilesFile: isOutFile,
 };
 
-
 /** Names people reach for, mapped to the field they mean. */
 const ALIASES: Readonly<Record<string, keyof WireResponse>> = {
   output: 'stdout',

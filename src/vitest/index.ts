@@ -11,14 +11,16 @@
  *   expect(git).toHaveBeenCalledWithArgs(['push', 'origin', 'main']);
  * }); // git is disposed here, strictly: an unused response fails the test
  */
-import { expect, test as base } from 'vitest';
+
 import {
+  type Address,
   createFrameProxy,
   createMockBinary,
   createMockBinDir,
   createSandbox,
   type FrameProxy,
   type FrameProxyOptions,
+  type ListenAddress,
   type MockBinary,
   type MockBinaryOptions,
   type MockBinDir,
@@ -26,6 +28,7 @@ import {
   type SandboxOptions,
   type TestSandbox,
 } from 'shimkit';
+import { test as base, expect } from 'vitest';
 import { matchers, type ShimkitMatchers } from '../matchers.js';
 
 expect.extend(matchers);
@@ -49,9 +52,9 @@ export interface ShimkitFixtures {
   /** `createSandbox()`. */
   sandbox: (options?: SandboxOptions) => TestSandbox;
   /** `createFrameProxy()`. */
-  frameProxy: <L extends FrameProxyOptions['listen']>(
-    options: FrameProxyOptions & { listen: L },
-  ) => Promise<FrameProxy>;
+  frameProxy: <L extends Address>(
+    options: FrameProxyOptions<L>,
+  ) => Promise<FrameProxy<ListenAddress<L>>>;
 }
 
 /** Options that cannot go with strict mode: given, the fixture leaves strict off. */
@@ -80,7 +83,6 @@ async function disposeAll(items: Array<{ dispose(): Promise<unknown> }>): Promis
 }
 
 export const test = base.extend<ShimkitFixtures>({
-  // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies by destructuring
   mockBinary: async ({ task }, use) => {
     const made: MockBinary[] = [];
     const timeout = (task as { timeout?: number }).timeout ?? 5000;
@@ -103,7 +105,7 @@ export const test = base.extend<ShimkitFixtures>({
     });
     await disposeAll(made);
   },
-  // biome-ignore lint/correctness/noEmptyPattern: see above
+  // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies by destructuring
   sandbox: async ({}, use) => {
     const made: TestSandbox[] = [];
     await use((options) => {
@@ -116,7 +118,7 @@ export const test = base.extend<ShimkitFixtures>({
   // biome-ignore lint/correctness/noEmptyPattern: see above
   frameProxy: async ({}, use) => {
     const made: FrameProxy[] = [];
-    await use(async (options) => {
+    await use(async <L extends Address>(options: FrameProxyOptions<L>) => {
       const proxy = await createFrameProxy(options);
       made.push(proxy);
       return proxy;

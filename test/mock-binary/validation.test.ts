@@ -68,7 +68,7 @@ describe('response validation at enqueue time', () => {
       [null, 'got null'],
       [
         { passthrough: true, stdout: 'x' },
-        'sets `passthrough` with `stdout`: the real command\'s output and exit code are what the call gets',
+        "sets `passthrough` with `stdout`: the real command's output and exit code are what the call gets",
       ],
     ];
     for (const [response, message] of cases) {
