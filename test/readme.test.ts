@@ -10,7 +10,9 @@ import {
   any,
   createMockBinary,
   createMockBinDir,
+  createSandbox,
   MockExitCode,
+  run,
   UnusedResponsesError,
 } from '../src/index.js';
 import { runCommand, spawnTracked, testDir } from './helpers/index.js';
@@ -208,5 +210,72 @@ describe('README examples', () => {
     await expect(docker.dispose()).rejects.toThrow(
       'mock "docker": 2 of 3 responses used; used too few times: #2 {match:{argsPrefix ["push"]},times:2} (1 of 2 times)',
     );
+  });
+
+  it('MB-14 README: stream progress, then crash', async () => {
+    // README: stream progress, then crash
+    await using git = createMockBinary('git', {
+      responses: [
+        {
+          stdout: 'Cloning into "app"...\n',
+          chunks: [
+            { stderr: 'Receiving objects: 50%\n', delayMs: 100 },
+            { stderr: 'Receiving objects: 100%\n', delayMs: 100 },
+          ],
+          signal: 'SIGSEGV', // then it dies as a crashed git would
+        },
+      ],
+    });
+    const r = await runCommand('git', ['clone', 'url', 'app'], { env: git.env() });
+    expect(r).toMatchObject({ code: null, signal: 'SIGSEGV' });
+    expect(r.stderr.toString()).toBe('Receiving objects: 50%\nReceiving objects: 100%\n');
+  });
+
+  it('MB-15 README: spy on the real git', async () => {
+    // README: spy on the real git
+    await using git = createMockBinary('git', {
+      spy: true, // every call runs the real git, and is recorded
+      responses: [{ match: { argsPrefix: ['push'] }, stderr: 'rejected\n', exitCode: 1 }],
+    });
+    const version = await execFileAsync('git', ['--version'], { env: git.env() });
+    expect(version.stdout).toMatch(/^git version /);
+    await expect(execFileAsync('git', ['push'], { env: git.env() })).rejects.toMatchObject({
+      code: 1,
+    });
+    expect(git.calls().map((c) => c.responseSource)).toEqual(['passthrough', 'queue']);
+  });
+
+  it('MB-24 README: record once, replay in CI', async () => {
+    const cassette = join(testDir(), 'gh.cassette.json'); // README: join(__dirname, 'git.cassette.json')
+    for (let run = 0; run < 2; run++) {
+      // README: record once, replay in CI
+      await using git = createMockBinary('git', { cassette }); // auto: replay if the file exists
+      const out = await execFileAsync('git', ['--version'], { env: git.env() });
+      expect(out.stdout).toMatch(/^git version /);
+    }
+  });
+
+  it('MB-23 README: only mocked commands may run', async () => {
+    // README: only mocked commands may run
+    await using sb = createSandbox({ commands: 'mocked-only', allow: ['sh'] });
+    await using git = createMockBinary('git', { responses: [{ stdout: 'ok\n' }] });
+    sb.use(git);
+    const r = await run('sh', ['-c', 'git pull && curl -fsS https://example.invalid'], {
+      sandbox: sb,
+    });
+    expect(r.exitCode).toBe(127);
+    expect(r.stderr).toContain('shimkit: curl is not mocked and not allowed in this sandbox');
+    expect(sb.refusedCommands()).toEqual(['curl']);
+  });
+
+  it('MB-25 README: git is not installed', async () => {
+    // README: git is not installed
+    await using git = createMockBinary('git');
+    git.makeUnavailable('ENOENT'); // or 'EACCES': there but not executable
+    await expect(
+      execFileAsync('git', ['status'], { env: git.env({ PATH: '' }) }),
+    ).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 });
