@@ -287,3 +287,29 @@ test('SP-04 run() deadline on a hanging mock: timedOut, exitCode 1 and signal nu
     'the killed call to be recorded as ended',
   );
 });
+
+test('MB-13 routing through the .cmd shim: the first response whose match fits, tricky arguments included', async (t) => {
+  const git = own(
+    t,
+    createMockBinary('git', {
+      onExhausted: 'fail',
+      responses: [
+        { match: { args: ['-C', 'r5', 'push'] }, stderr: 'rejected\n', exitCode: 1 },
+        { match: { argsPrefix: ['-C', shimkit.any()] }, stdout: 'ok\n', times: 'always' },
+        { match: { args: ['tag', /^v\d+$/] }, stdout: 'tagged\n' },
+      ],
+    }),
+  );
+  const env = git.env();
+  const call = (args) => crossSpawn.sync('git', args, { env, encoding: 'utf8' });
+  assert.equal(call(['-C', 'a"&b', 'push']).stdout, 'ok\n');
+  assert.equal(call(['-C', 'r5', 'push']).status, 1);
+  assert.equal(call(['tag', 'v12']).stdout, 'tagged\n');
+  const miss = call(['tag', '%PATH%']);
+  assert.equal(miss.status, shimkit.MockExitCode.unmatched);
+  assert.match(miss.stderr, /the closest is #3 .*arg 2: expected \/\^v\\d\+\$\/, got "%PATH%"/);
+  assert.deepEqual(
+    git.calls().map((c) => c.response),
+    [2, 1, 3, undefined],
+  );
+});
