@@ -156,10 +156,20 @@ export class MockBinDir {
    * report of each such mock.
    */
   async dispose(): Promise<void> {
-    const reports = this.#disposed
-      ? []
-      : [...this.#mocks.values()].flatMap((mock) => mock.beforeDispose() ?? []);
-    this.disposeSync();
+    const reports: string[] = [];
+    let failure: unknown;
+    if (!this.#disposed) {
+      for (const mock of this.#mocks.values()) {
+        try {
+          const report = mock.beforeDispose();
+          if (report) reports.push(report);
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+    }
+    this.disposeSync(); // whatever the mocks said
+    if (failure) throw failure;
     if (reports.length > 0) throw new UnusedResponsesError(reports.join('\n'));
   }
 

@@ -221,7 +221,7 @@ function toWireMatch(match: MockMatch): WireMatch {
 
 function toWireArg(arg: ArgMatcher | { regex: string; flags: string }): WireArg {
   if (typeof arg === 'string') return arg;
-  if (arg instanceof RegExp) return { regex: arg.source, flags: arg.flags.replace(/[gyd]/g, '') };
+  if (arg instanceof RegExp) return { regex: arg.source, flags: arg.flags.replace(/[gd]/g, '') };
   if ('any' in arg) return { any: true };
   return { regex: arg.regex, flags: arg.flags };
 }

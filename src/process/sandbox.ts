@@ -92,6 +92,11 @@ export class TestSandbox {
         home: this.home,
         tmp: this.tmp,
       });
+      for (const [key, value] of Object.entries(resolved.env)) {
+        setVar(this.#base, key, value, this.platform);
+      }
+      if (resolved.git) initGitRepo(this.workspace, this.env(), join(this.root, 'no-hooks'));
+      // After the repo is made: the sandbox's own git is not the program's.
       if (resolved.commands === 'mocked-only') {
         this.#strictPath = makeStrictPath(
           this.root,
@@ -106,10 +111,6 @@ export class TestSandbox {
           this.platform,
         );
       }
-      for (const [key, value] of Object.entries(resolved.env)) {
-        setVar(this.#base, key, value, this.platform);
-      }
-      if (resolved.git) initGitRepo(this.workspace, this.env(), join(this.root, 'no-hooks'));
     } catch (error) {
       if (!this.#keep) this.#temp.remove();
       throw error;
@@ -125,6 +126,8 @@ export class TestSandbox {
     this.#assertLive();
     const env = { ...this.#base };
     for (const [key, value] of this.#overrides) setVar(env, key, value, this.platform);
+    // A mock added to a used dir after use() is not refused either.
+    if (this.#strictPath) for (const dir of this.#pathDirs) this.#strictPath.unrefuseDir(dir);
     let withPath: Env = env;
     for (const dir of [...this.#pathDirs].reverse()) {
       withPath = envWithPathEntry(withPath, dir, this.platform);

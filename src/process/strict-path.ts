@@ -38,6 +38,8 @@ export interface StrictPath {
   refused(): string[];
   /** Stop refusing `name` (it is mocked): an unavailable mock is then not found at all. */
   unrefuse(name: string): void;
+  /** Stop refusing every command name in `dir` (a mock dir on the PATH), hidden shims included. */
+  unrefuseDir(dir: string): void;
 }
 
 export function makeStrictPath(
@@ -73,12 +75,26 @@ export function makeStrictPath(
       linkSync(script, join(refusedDir, name));
     }
   }
+  const unrefuse = (name: string) => {
+    if (!name.includes('/') && name !== '.' && name !== '..' && name !== '') {
+      rmSync(join(refusedDir, name), { force: true });
+    }
+  };
   return {
     path: `${allowedDir}:${refusedDir}`,
     refused: () => readRefused(log),
-    unrefuse: (name) => {
-      if (!name.includes('/') && name !== '.' && name !== '..')
-        rmSync(join(refusedDir, name), { force: true });
+    unrefuse,
+    unrefuseDir: (dir) => {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return;
+      }
+      for (const name of names) {
+        // A shim moved aside by makeUnavailable() is `.<name>.unavailable`.
+        unrefuse(/^\.(.+)\.unavailable$/.exec(name)?.[1] ?? name);
+      }
     },
   };
 }

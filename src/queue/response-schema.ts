@@ -51,7 +51,11 @@ const isBoolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'true or f
 
 /** Why `v` is not one matcher element (a string, a RegExp, `{ regex, flags }` or `any()`). */
 function argProblem(v: unknown): string | undefined {
-  if (typeof v === 'string' || v instanceof RegExp) return undefined;
+  if (typeof v === 'string') return undefined;
+  if (v instanceof RegExp) {
+    // g is dropped when stored; y would change what fits (only at index 0): say so.
+    return v.sticky ? 'a RegExp without the y flag (anchor it with ^ instead)' : undefined;
+  }
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     const keys = Object.keys(v);
     if (keys.length === 1 && (v as { any?: unknown }).any === true) return undefined;

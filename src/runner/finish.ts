@@ -1,8 +1,12 @@
+import { constants } from 'node:os';
 import { writeBytes } from '../queue/atomic.js';
 import type { Claim } from '../queue/claim.js';
 import { MockExitCode } from '../queue/exit-codes.js';
 import { recordLine } from '../queue/records.js';
-import type { CallStatus } from '../queue/types.js';
+import { type CallStatus, MOCK_SIGNALS } from '../queue/types.js';
+
+const ENDS_NODE: ReadonlySet<string> = new Set(MOCK_SIGNALS);
+
 import { cold } from './lazy.js';
 import { writeAll } from './output.js';
 
@@ -21,6 +25,12 @@ export function finishCall(
   signal?: NodeJS.Signals,
 ): never {
   const { record } = claim;
+  // A signal Node survives (SIGPIPE and SIGXFSZ are ignored, SIGUSR1 starts
+  // the inspector) cannot end the call: it exits as a shell reports it.
+  if (signal && !ENDS_NODE.has(signal)) {
+    exitCode = 128 + (constants.signals[signal] ?? 0);
+    signal = undefined;
+  }
   let code = exitCode;
   let message = diagnostic;
   const end: Record<string, unknown> = signal

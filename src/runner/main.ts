@@ -6,7 +6,7 @@ import type { Waiting } from './diagnostics.js';
 import { restoreMovedEnv } from './env.js';
 import { finishCall } from './finish.js';
 import { cold, routing } from './lazy.js';
-import { OutputStalled, writeAll } from './output.js';
+import { isOutputStalled, writeAll } from './output.js';
 import { render, responseFor } from './response.js';
 
 /**
@@ -70,7 +70,12 @@ function main(argv: string[]): void {
     response.exitAfterStdinEof === true ||
     response.passthrough === true;
   if ((response.stdin ?? claim.config.stdin) === 'capture' || delayMs > 0 || acts) {
-    void cold().wait(claim, response, deadline, { serve, output, timedOut });
+    cold()
+      .wait(claim, response, deadline, { serve, output, timedOut })
+      .catch((error: unknown) => {
+        if (isOutputStalled(error)) timedOut(claim, 'output', 0);
+        fail(claim, cold().serveFailure(claim, error, 'its output'));
+      });
   } else {
     serve(claim, response);
   }
@@ -95,7 +100,7 @@ function output(claim: Claim, response: WireResponse): void {
     writeAll(1, output.out, deadline);
     writeAll(2, output.err, deadline);
   } catch (error) {
-    if (error instanceof OutputStalled) timedOut(claim, 'output', 0);
+    if (isOutputStalled(error)) timedOut(claim, 'output', 0);
     fail(claim, cold().serveFailure(claim, error, 'its output'));
   }
   stopAt(claim.config, 'served');

@@ -4,9 +4,15 @@ import { sleepSync } from '../queue/sleep.js';
 
 /** A non-blocking output stayed full past the call's deadline: nobody read it. */
 export class OutputStalled extends Error {
+  /** Told apart by this, not by class: the hot and cold halves each bundle their own copy. */
+  readonly stalled = true;
   constructor() {
     super('output not read before the deadline');
   }
+}
+
+export function isOutputStalled(error: unknown): boolean {
+  return (error as { stalled?: unknown } | undefined)?.stalled === true;
 }
 
 /**

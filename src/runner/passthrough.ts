@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 import type { Claim } from '../queue/claim.js';
 import { formatCommand } from '../queue/format.js';
 import { label } from './diagnostics.js';
@@ -22,7 +22,8 @@ export function findReal(
   const names = platform === 'win32' ? withExtensions(name) : [name];
   for (const dir of pathValue.split(delimiter)) {
     if (dir === '') continue;
-    for (const file of names.map((n) => join(dir, n))) {
+    // Absolute, so a relative entry such as "." cannot send spawn back to a PATH search.
+    for (const file of names.map((n) => resolve(dir, n))) {
       if (runnable(file, platform) && !isShim(file)) return file;
     }
   }

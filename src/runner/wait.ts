@@ -37,8 +37,16 @@ export async function wait(
   );
   const capture = (response.stdin ?? claim.config.stdin) === 'capture';
   const { stdinLimitBytes, stdinIdleMs } = claim.config;
-  // A call that exits once stdin ends captures it after its output, up to EOF.
-  if (capture && !response.exitAfterStdinEof) {
+  // A call that passes through feeds the real command all of stdin, to EOF
+  // (the record keeps `stdinLimitBytes` of it); one that exits once stdin
+  // ends captures it after its output.
+  let fullStdin: Buffer | undefined;
+  if (capture && response.passthrough) {
+    waiting = 'stdin';
+    fullStdin = (await readStdin(Number.MAX_SAFE_INTEGER, 0)).data;
+    const kept = fullStdin.subarray(0, stdinLimitBytes);
+    keep(claim, { data: kept, truncated: kept.length < fullStdin.length, open: false });
+  } else if (capture && !response.exitAfterStdinEof) {
     waiting = 'stdin';
     keep(claim, await readStdin(stdinLimitBytes, stdinIdleMs ?? 0));
   }
@@ -56,8 +64,7 @@ export async function wait(
   }
   if (response.passthrough) {
     waiting = 'passthrough';
-    const stdin = capture ? Buffer.from(claim.record.stdinBase64 ?? '', 'base64') : undefined;
-    const end = runReal(claim, deadline, stdin);
+    const end = runReal(claim, deadline, fullStdin);
     clearTimeout(timer);
     if ((end.kind === 'exit' || end.kind === 'signal') && end.out && end.err) {
       claim.record.stdoutBase64 = end.out.toString('base64');
@@ -80,7 +87,10 @@ export async function wait(
   output(claim, response);
   for (const chunk of chunks ?? []) {
     waiting = 'chunks';
-    if (chunk.delayMs) await new Promise((done) => setTimeout(done, chunk.delayMs));
+    if (chunk.delayMs) {
+      if (Date.now() + chunk.delayMs >= deadline) return; // left to the timeout timer, as above
+      await new Promise((done) => setTimeout(done, chunk.delayMs));
+    }
     writeAll(1, Buffer.from(chunk.stdout ?? ''), deadline);
     writeAll(2, Buffer.from(chunk.stderr ?? ''), deadline);
   }

@@ -64,66 +64,97 @@ function fixtureOptions(options: MockBinaryOptions, testTimeout: number): MockBi
   const made: MockBinaryOptions = { ...options };
   if (!NOT_STRICT.some((key) => options[key] !== undefined)) made.strict = true;
   if (options.timeoutMs === undefined) {
-    made.timeoutMs = Math.max(100, Math.min(30_000, testTimeout - 1000));
+    // A test timeout of 0 (or none) means no limit: the mock's own default then.
+    made.timeoutMs =
+      Number.isFinite(testTimeout) && testTimeout > 0
+        ? Math.max(100, Math.min(30_000, testTimeout - 1000))
+        : 30_000;
   }
   return made;
 }
 
-/** Dispose everything made, all of it, then throw the first error. */
-async function disposeAll(items: Array<{ dispose(): Promise<unknown> }>): Promise<void> {
-  const errors: unknown[] = [];
-  for (const item of items.reverse()) {
-    try {
-      await item.dispose();
-    } catch (error) {
-      errors.push(error);
+/**
+ * What the fixtures of one test made, disposed together when it ends: the
+ * sandboxes first (so the processes they track stop before the mocks they
+ * call go), then proxies, then mocks and bin dirs. Every item is disposed
+ * even when one throws; then the first error is thrown (the others are
+ * named in its message), so one failing strict mock cannot leave a sandbox
+ * or a proxy behind.
+ */
+class Scope {
+  readonly sandboxes: TestSandbox[] = [];
+  readonly proxies: FrameProxy[] = [];
+  readonly mocks: Array<MockBinary | MockBinDir> = [];
+
+  async dispose(): Promise<void> {
+    const errors: unknown[] = [];
+    const run = async (fn: () => Promise<unknown>) => {
+      try {
+        await fn();
+      } catch (error) {
+        errors.push(error);
+      }
+    };
+    for (const sb of this.sandboxes.reverse()) await run(() => sb.dispose());
+    for (const proxy of this.proxies.reverse()) await run(() => proxy.close());
+    for (const mock of this.mocks.reverse()) await run(() => mock.dispose());
+    if (errors.length === 0) return;
+    const first = errors[0] as Error;
+    if (errors.length > 1 && first instanceof Error) {
+      first.message += `\n(and ${errors.length - 1} more: ${errors
+        .slice(1)
+        .map((e) => (e instanceof Error ? e.message.split('\n')[0] : String(e)))
+        .join('; ')})`;
     }
+    throw first;
   }
-  if (errors.length > 0) throw errors[0];
 }
 
-export const test = base.extend<ShimkitFixtures>({
-  mockBinary: async ({ task }, use) => {
-    const made: MockBinary[] = [];
+interface InternalFixtures {
+  shimkitScope: Scope;
+}
+
+export const test = base.extend<ShimkitFixtures & InternalFixtures>({
+  shimkitScope: [
+    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies by destructuring
+    async ({}, use) => {
+      const scope = new Scope();
+      await use(scope);
+      await scope.dispose();
+    },
+    { auto: true },
+  ],
+  mockBinary: async ({ task, shimkitScope }, use) => {
     const timeout = (task as { timeout?: number }).timeout ?? 5000;
     await use((name, options = {}) => {
       const mock = createMockBinary(name, fixtureOptions(options, timeout));
-      made.push(mock);
+      shimkitScope.mocks.push(mock);
       return mock;
     });
-    await disposeAll(made);
   },
-  mockBinDir: async ({ task }, use) => {
-    const made: MockBinDir[] = [];
+  mockBinDir: async ({ task, shimkitScope }, use) => {
     const timeout = (task as { timeout?: number }).timeout ?? 5000;
     await use((options) => {
       const bin = createMockBinDir(options);
       const mock = bin.mock.bind(bin);
       bin.mock = (name, mockOptions = {}) => mock(name, fixtureOptions(mockOptions, timeout));
-      made.push(bin);
+      shimkitScope.mocks.push(bin);
       return bin;
     });
-    await disposeAll(made);
   },
-  // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies by destructuring
-  sandbox: async ({}, use) => {
-    const made: TestSandbox[] = [];
+  sandbox: async ({ shimkitScope }, use) => {
     await use((options) => {
       const sb = createSandbox(options);
-      made.push(sb);
+      shimkitScope.sandboxes.push(sb);
       return sb;
     });
-    await disposeAll(made);
   },
-  // biome-ignore lint/correctness/noEmptyPattern: see above
-  frameProxy: async ({}, use) => {
-    const made: FrameProxy[] = [];
+  frameProxy: async ({ shimkitScope }, use) => {
     await use(async <L extends Address>(options: FrameProxyOptions<L>) => {
       const proxy = await createFrameProxy(options);
-      made.push(proxy);
+      shimkitScope.proxies.push(proxy);
       return proxy;
     });
-    await disposeAll(made.map((p) => ({ dispose: () => p.close() })));
   },
 });
 

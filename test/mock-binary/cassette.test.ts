@@ -87,4 +87,19 @@ describe('record and replay', () => {
     ).toThrow('recording a cassette cannot take `strict`');
     expect(existsSync(join(dir, 'other.json'))).toBe(false);
   });
+
+  it('MB-24 a recording with no call writes no cassette; one that cannot be written still removes the mock', async () => {
+    const dir = testDir();
+    const empty = join(dir, 'empty.cassette.json');
+    const git = createMockBinary('git', { cassette: { path: empty, mode: 'record' } });
+    await git.dispose();
+    expect(existsSync(empty)).toBe(false); // auto records again next time
+
+    writeFileSync(join(dir, 'a-file'), '');
+    const blocked = join(dir, 'a-file', 'git.cassette.json'); // its parent is a file
+    const gh = createMockBinary('gh', { cassette: { path: blocked, mode: 'record' } });
+    await runCommand('gh', ['--version'], { env: gh.env() });
+    await expect(gh.dispose()).rejects.toThrow(/ENOTDIR|EEXIST/);
+    expect(existsSync(gh.dir)).toBe(false);
+  });
 });

@@ -118,4 +118,37 @@ describe('passthrough and spies', () => {
       '`spy: true` cannot take `onExhausted`',
     );
   });
+
+  it('MB-15 the real command gets all of stdin even past stdinLimitBytes; the record keeps the limit', async () => {
+    const dir = realTool('tool');
+    await using tool = createMockBinary('tool', {
+      spy: true,
+      stdin: 'capture',
+      stdinLimitBytes: 10,
+    });
+    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, EXIT_CODE: '0' });
+    const input = 'x'.repeat(100_000);
+    const r = await runCommand('tool', ['stdin'], { env, input });
+    expect(r.stderr.toString()).toBe(input);
+    expect(tool.lastCall()).toMatchObject({ stdin: 'xxxxxxxxxx', stdinTruncated: true });
+  });
+
+  it('MB-15 a real command ended by SIGPIPE (which Node survives) ends the call as a shell reports it: 141', async () => {
+    await using yes = createMockBinary('yes', { spy: true });
+    const r = await runCommand('sh', ['-c', 'yes | head -c 3 >/dev/null'], {
+      env: yes.env(),
+    });
+    expect(r.code).toBe(0);
+    await yes.waitForCalls(1);
+    expect(yes.lastCall()).toMatchObject({ exitCode: 141, signal: undefined });
+  });
+
+  it('MB-15 a relative PATH entry such as "." never sends the real command back to the shim', async () => {
+    const dir = realTool('tool');
+    await using tool = createMockBinary('tool', { spy: true, timeoutMs: 5000 });
+    const env = { ...process.env, PATH: `${tool.dir}:.:/usr/bin:/bin`, EXIT_CODE: '0' };
+    const r = await runCommand('tool', ['once'], { env, cwd: dir });
+    expect(r.stdout.toString()).toBe('real:once\n');
+    expect(tool.callCount()).toBe(1);
+  });
 });

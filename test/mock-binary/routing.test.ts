@@ -245,7 +245,7 @@ describe('routing', () => {
     );
   });
 
-  it('MB-13 matchers are stored as JSON: a RegExp as { regex, flags } (g and y dropped), any() as { any: true }', async () => {
+  it('MB-13 matchers are stored as JSON: a RegExp as { regex, flags } (g dropped), any() as { any: true }', async () => {
     await using git = createMockBinary('git', {
       responses: [{ match: { args: [/^V\d/gi, any()], env: { HOME: null } } }],
     });
@@ -275,6 +275,9 @@ describe('routing', () => {
       'a valid regular expression',
     );
     expect(bad({ match: ['push'] })).toThrow('Expected the `match` field');
+    expect(bad({ match: { args: [/^v/y] } })).toThrow(
+      'a RegExp without the y flag (anchor it with ^ instead)',
+    );
     expect(bad({ times: 0 })).toThrow("an integer from 1 to 1000000, or 'always'");
     expect(bad({ times: 'forever' })).toThrow("or 'always'");
     expect(bad({ optional: 'yes' })).toThrow(

@@ -1,6 +1,12 @@
 // Strict PATH (MB-23): a sandbox that runs only mocked and allowed commands.
 import { describe, expect, it } from 'vitest';
-import { createMockBinary, createSandbox, InvalidOptionError, run } from '../../src/index.js';
+import {
+  createMockBinary,
+  createMockBinDir,
+  createSandbox,
+  InvalidOptionError,
+  run,
+} from '../../src/index.js';
 import { testDir } from '../helpers/index.js';
 
 describe('strict PATH', () => {
@@ -64,5 +70,17 @@ describe('strict PATH', () => {
       `${sb.root}/allowed`,
       `${sb.root}/refused`,
     ]);
+  });
+
+  it('MB-23 git: true still makes the repo with the host git, and a mock added to a used bin dir later is not refused', async () => {
+    await using sb = createSandbox({ tmpDir: testDir(), commands: 'mocked-only', git: true });
+    await using bin = createMockBinDir();
+    sb.use(bin);
+    const curl = bin.mock('curl', { responses: [{ stdout: 'mocked curl\n' }] });
+    const r = await run('curl', ['-s', 'x'], { sandbox: sb, timeoutMs: 10_000 });
+    expect(r.stdout).toBe('mocked curl\n');
+    curl.makeUnavailable('ENOENT');
+    await expect(run('curl', [], { sandbox: sb })).rejects.toThrow('Command not found');
+    expect(sb.refusedCommands()).toEqual([]);
   });
 });

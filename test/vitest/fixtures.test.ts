@@ -48,6 +48,15 @@ describe('shimkit/vitest fixtures', () => {
     made.push(gh.dir);
   });
 
+  test.fails('VT-01 a strict mock failing at dispose still lets the sandbox and its processes go', async ({
+    sandbox,
+    mockBinary,
+  }) => {
+    const sb = sandbox();
+    const git = mockBinary('git', { responses: [{ stdout: 'unused\n' }] });
+    made.push(sb.root, git.dir);
+  });
+
   test('VT-01 mockBinDir, sandbox and frameProxy fixtures', async ({
     mockBinDir,
     sandbox,
