@@ -68,6 +68,55 @@ export async function routing({ iterations = 30 } = {}) {
 }
 
 /**
+ * MB-16: a call answered by the live handler (the test process's function,
+ * through the live channel) vs a call with a queued response, paired. The
+ * calls are started asynchronously: a handler answers from the event loop.
+ */
+export async function handler({ iterations = 30 } = {}) {
+  const live = createMockBinary('git', { onExhausted: 'fail' });
+  live.handle(() => ({ stdout: 'yes\n' }));
+  const queued = createMockBinary('git', { responses: [{ stdout: 'yes\n' }] });
+  const time = async (mock) => {
+    const start = process.hrtime.bigint();
+    const out = await new Promise((resolve, reject) => {
+      const child = spawn(mock.path, ['status'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let text = '';
+      child.stdout.on('data', (d) => {
+        text += d;
+      });
+      child.on('error', reject);
+      child.on('close', () => resolve(text));
+    });
+    if (out !== 'yes\n') throw new Error(`handler bench: got ${JSON.stringify(out)}`);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+  for (let i = 0; i < 3; i++) {
+    await time(queued);
+    await time(live);
+  }
+  const base = [];
+  const subject = [];
+  const ratios = [];
+  for (let i = 0; i < iterations; i++) {
+    const [b, s] =
+      i % 2 === 0
+        ? [await time(queued), await time(live)]
+        : (([x, y]) => [y, x])([await time(live), await time(queued)]);
+    base.push(b);
+    subject.push(s);
+    ratios.push(s / b);
+  }
+  await live.dispose();
+  await queued.dispose();
+  return {
+    handlerMedianMs: round(median(subject), 2),
+    queuedMedianMs: round(median(base), 2),
+    ratioToQueue: round(median(ratios)),
+    iterations,
+  };
+}
+
+/**
  * MB-15: `git --version` through a spy (the shim, the runner, then the real
  * git) vs the real `git --version`, paired. The floor is Node's start.
  */

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import {
   enqueueStall,
+  handler,
   mockCall,
   parallel64,
   parallel256,
@@ -28,6 +29,7 @@ for (const key of strippedEnv) delete process.env[key];
 const targets = {
   'mockCall.ratioToNode': (v) => v <= 1.1,
   'routing.ratio1000to1': (v) => v <= 1.1,
+  'handler.ratioToQueue': (v) => v <= 1.1,
   'parallel64.ratioToNode': (v) => v <= 1.1,
   'parallel64.lost': (v) => v === 0,
   'parallel64.duplicated': (v) => v === 0,
@@ -48,6 +50,7 @@ for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
 const targetText = {
   'mockCall.ratioToNode': '≤ 1.10',
   'routing.ratio1000to1': '≤ 1.10',
+  'handler.ratioToQueue': '≤ 1.10',
   'parallel64.ratioToNode': '≤ 1.10',
   'parallel64.lost': '= 0',
   'parallel64.duplicated': '= 0',
@@ -75,6 +78,7 @@ const loadAtStart = loadavg()[0];
 const suites = {
   mockCall,
   routing,
+  handler,
   spy,
   parallel64,
   parallel256,

@@ -27,6 +27,7 @@ export {
   type CassetteOptions,
 } from './mock-binary/cassette.js';
 export { createMockBinary } from './mock-binary/create.js';
+export { HeldCall, type LiveCallInfo, type LiveHandler } from './mock-binary/live.js';
 export { any } from './mock-binary/match.js';
 export { MockBinary } from './mock-binary/mock-binary.js';
 export type {

@@ -21,11 +21,12 @@ import {
   readSnapshot,
 } from '../queue/reader.js';
 import { describeArg, mismatch } from '../queue/route.js';
-import type { ArgMatcher, WireArg } from '../queue/types.js';
+import type { ArgMatcher, MockMatch, WireArg } from '../queue/types.js';
 import { appendToQueue, createInstance, resetState, retire } from '../queue/writer.js';
 import { callsOf, notDoneReport } from './calls.js';
 import { writeCassette } from './cassette.js';
 import { formatCalls } from './diagnostics.js';
+import { type HeldCall, LiveChannel, type LiveHandler } from './live.js';
 import type { ResolvedOptions } from './options.js';
 import { toWireResponse } from './options.js';
 import { renderShim, shimFileName } from './shim.js';
@@ -70,6 +71,7 @@ export class MockBinary {
   readonly #strict: boolean;
   readonly #platform: NodeJS.Platform;
   readonly #recordTo: string | undefined;
+  #liveChannel: LiveChannel | undefined;
   #ownsBin = false;
   #disposed = false;
 
@@ -171,6 +173,46 @@ export class MockBinary {
 
   #asidePath(): string {
     return join(this.dir, `.${basename(this.path)}.unavailable`);
+  }
+
+  /**
+   * Answer calls no queued response is left for from a function in this
+   * process (requirement MB-16): it gets the call (`argv`, `cwd`, `env`,
+   * `index`) and returns a response, or undefined for none. A matching queued
+   * response wins. `handle(undefined)` stops. The caller must run while the
+   * test awaits it (`run()`, `spawn`, `execFile`): `execFileSync` blocks the
+   * event loop that answers, and the call then ends at the mock timeout.
+   *
+   * @example
+   * git.handle(async (call) => (call.argv[0] === 'rev-parse' ? { stdout: `${sha}\n` } : undefined));
+   */
+  handle(handler: LiveHandler | undefined): this {
+    this.#assertLive();
+    this.#live().setHandler(handler);
+    return this;
+  }
+
+  /**
+   * Hold the next call that fits `match` (any call without one): it runs,
+   * waiting, until `release(response?)`; `waitReceived()` resolves when it
+   * arrives. A barrier for race tests: hold two calls, release them in
+   * reverse order. A hold never released ends its call at the mock timeout.
+   *
+   * @example
+   * const first = git.hold({ args: ['push', 'a'] });
+   * const second = git.hold({ args: ['push', 'b'] });
+   * const both = Promise.all([run('git', ['push', 'a'], o), run('git', ['push', 'b'], o)]);
+   * await first.waitReceived(); await second.waitReceived();
+   * second.release(); first.release({ exitCode: 1 });
+   */
+  hold(match?: MockMatch): HeldCall {
+    this.#assertLive();
+    return this.#live().addHold(match);
+  }
+
+  #live(): LiveChannel {
+    this.#liveChannel ??= new LiveChannel(this.name, () => liveGeneration(this.stateDir));
+    return this.#liveChannel;
   }
 
   /** @internal Dispose the bin dir along with this mock (for `createMockBinary`). */
@@ -340,6 +382,7 @@ export class MockBinary {
   reset(): this {
     this.#assertLive();
     resetState(this.stateDir);
+    this.#liveChannel?.refresh(); // the new generation listens too
     return this;
   }
 
@@ -420,6 +463,7 @@ export class MockBinary {
   /** @internal */
   markDisposed(): void {
     this.#disposed = true;
+    this.#liveChannel?.stop();
   }
 
   #assertLive(): void {

@@ -208,7 +208,14 @@ export interface WireState {
 }
 
 /** Where the response a call used came from. */
-export type ResponseSource = 'queue' | 'repeat' | 'fallback' | 'default' | 'passthrough' | 'none';
+export type ResponseSource =
+  | 'queue'
+  | 'repeat'
+  | 'fallback'
+  | 'default'
+  | 'passthrough'
+  | 'handler'
+  | 'none';
 
 /**
  * The mode a call gives its record file when it could not append its last

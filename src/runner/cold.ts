@@ -12,6 +12,7 @@ export { redactEnv } from '../queue/secrets.js';
 export { deletedCwd, rawArgv } from './argv.js';
 export {
   describeFailure,
+  label,
   serveFailure,
   timeoutMessage,
   unmatchedMessage,

@@ -42,7 +42,8 @@ export type Waiting =
   | 'chunks'
   | 'hang'
   | 'stdin-eof'
-  | 'passthrough';
+  | 'passthrough'
+  | 'held';
 
 export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number): string {
   const [why, fix] =
@@ -65,17 +66,25 @@ export function timeoutMessage(claim: Claim, waiting: Waiting, delayMs: number):
                   ' waiting for stdin to close (exitAfterStdinEof: true)',
                   "close the call's stdin, or raise the mock's timeoutMs",
                 ]
-              : waiting === 'passthrough'
-                ? [' while the real command it passes through to ran', "raise the mock's timeoutMs"]
-                : waiting === 'chunks'
+              : waiting === 'held'
+                ? [
+                    ' waiting for the test process: a hold() never released it, or its handle() never answered',
+                    'release() the hold, return from the handler, and let the test await the caller (not execFileSync/spawnSync, which block its event loop)',
+                  ]
+                : waiting === 'passthrough'
                   ? [
-                      ' while streaming its chunks',
-                      "shorten the chunks' delays or raise the mock's timeoutMs",
-                    ]
-                  : [
-                      ' before it could answer (a busy machine started it late)',
+                      ' while the real command it passes through to ran',
                       "raise the mock's timeoutMs",
-                    ];
+                    ]
+                  : waiting === 'chunks'
+                    ? [
+                        ' while streaming its chunks',
+                        "shorten the chunks' delays or raise the mock's timeoutMs",
+                      ]
+                    : [
+                        ' before it could answer (a busy machine started it late)',
+                        "raise the mock's timeoutMs",
+                      ];
   return `${label(claim)} timed out after ${claim.config.timeoutMs} ms${why}; ${fix}.`;
 }
 

@@ -1,11 +1,15 @@
+import { writeBytes } from '../queue/atomic.js';
 import { type Claim, claimCall, RecordedFailure, stopAt } from '../queue/claim.js';
 import { MockExitCode } from '../queue/exit-codes.js';
+import type { LiveAnswer } from '../queue/live.js';
+import { recordLine } from '../queue/records.js';
 import type { WireResponse } from '../queue/types.js';
 import { describeCall, processStartTime } from './call.js';
 import type { Waiting } from './diagnostics.js';
 import { restoreMovedEnv } from './env.js';
 import { finishCall } from './finish.js';
 import { cold, routing } from './lazy.js';
+import { askLive } from './live.js';
 import { isOutputStalled, writeAll } from './output.js';
 import { render, responseFor } from './response.js';
 
@@ -51,12 +55,15 @@ function main(argv: string[]): void {
   } catch (error) {
     fail(claim, cold().describeFailure(error, claim.genDir));
   }
-  if (!response) {
-    finishCall(claim, 'unmatched', MockExitCode.unmatched, cold().unmatchedMessage(claim));
-  }
   // The deadline counts from the call's own start, however long the machine
   // took to start it, and nothing below outlives it.
   const deadline = startedAt + claim.config.timeoutMs;
+  const answer = askLive(claim, deadline);
+  if (answer === 'timeout') timedOut(claim, 'held', 0);
+  if (answer !== undefined) response = answered(claim, response, answer);
+  if (!response) {
+    finishCall(claim, 'unmatched', MockExitCode.unmatched, cold().unmatchedMessage(claim));
+  }
   const delayMs = response.delayMs ?? 0;
   // Late already. A scripted delay as long as the timeout would have ended it
   // anyway, so that is the reason given; otherwise the late start is.
@@ -79,6 +86,25 @@ function main(argv: string[]): void {
   } else {
     serve(claim, response);
   }
+}
+
+/** What the test process's live answer makes of the call's response. */
+function answered(
+  claim: Claim,
+  claimed: WireResponse | undefined,
+  answer: LiveAnswer,
+): WireResponse | undefined {
+  if ('use' in answer) return claimed;
+  if ('none' in answer) return undefined;
+  if ('error' in answer) fail(claim, `${cold().label(claim)}: ${answer.error}`);
+  claim.record.source = 'handler';
+  claim.record.response = undefined;
+  try {
+    writeBytes(claim.fd, Buffer.from(recordLine({ source: 'handler' })));
+  } catch (error) {
+    fail(claim, cold().describeFailure(error, claim.genDir));
+  }
+  return answer.response as WireResponse;
 }
 
 /** Files, then stdout and stderr, then the exit code. */

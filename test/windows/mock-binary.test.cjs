@@ -313,3 +313,20 @@ test('MB-13 routing through the .cmd shim: the first response whose match fits, 
     [2, 1, 3, undefined],
   );
 });
+
+test('MB-16 handle() and hold() through the .cmd shim', async (t) => {
+  const git = own(t, createMockBinary('git', { tmpDir: tempDir(t), timeoutMs: 20_000 }));
+  git.handle((call) => ({ stdout: `handled ${call.argv.join(' ')}\n` }));
+  const env = git.env();
+  assert.equal(
+    (await run('git', ['log', '%PATH%'], { env, timeoutMs: 30_000 })).stdout,
+    'handled log %PATH%\n',
+  );
+  const held = git.hold({ args: ['push'] });
+  const pushing = run('git', ['push'], { env, timeoutMs: 30_000 });
+  await held.waitReceived({ timeoutMs: 20_000 });
+  held.release({ stdout: 'released\n', exitCode: 2 });
+  const r = await pushing;
+  assert.equal(r.stdout, 'released\n');
+  assert.equal(r.exitCode, 2);
+});

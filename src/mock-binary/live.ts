@@ -1,0 +1,254 @@
+import { type FSWatcher, mkdirSync, readdirSync, readFileSync, watch } from 'node:fs';
+import { describeValue } from '../internal/describe.js';
+import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { DEFAULT_WAIT_MS } from '../internal/limits.js';
+import { writeFileAtomic } from '../queue/atomic.js';
+import {
+  type LiveAnswer,
+  type LiveCall,
+  liveAnswerPath,
+  liveDir,
+  livePath,
+} from '../queue/live.js';
+import { fits } from '../queue/route.js';
+import type { MockMatch, MockResponse, WireMatch } from '../queue/types.js';
+import { toWireResponse } from './options.js';
+
+/**
+ * The test process's side of the live channel (requirement MB-16; the
+ * protocol is in src/queue/live.ts): `handle()` answers calls no queued
+ * response is left for, from a function; `hold()` stops the next call that
+ * fits until the test releases it — a barrier for race tests.
+ */
+
+/** What a handler or a hold sees of a call. */
+export interface LiveCallInfo {
+  /** The call's number, as in `MockCall.index`. */
+  index: number;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** Answers a call: a response, or undefined for none (the call is then unmatched). */
+export type LiveHandler = (
+  call: LiveCallInfo,
+) => MockResponse | undefined | Promise<MockResponse | undefined>;
+
+/** A hold on the next call that fits (see `MockBinary.hold()`). */
+export class HeldCall {
+  readonly #name: string;
+  readonly match: WireMatch | undefined;
+  #call: LiveCallInfo | undefined;
+  #received: Array<(call: LiveCallInfo) => void> = [];
+  #release: ((response: MockResponse | undefined) => void) | undefined;
+  readonly #released: Promise<MockResponse | undefined>;
+
+  /** @internal */
+  constructor(name: string, match: WireMatch | undefined) {
+    this.#name = name;
+    this.match = match;
+    this.#released = new Promise((resolve) => {
+      this.#release = resolve;
+    });
+  }
+
+  /** Whether no call has reached this hold yet. */
+  get waiting(): boolean {
+    return this.#call === undefined;
+  }
+
+  /**
+   * Resolves with the call once it arrives and is held (it waits, running,
+   * until `release()`). Rejects with `WaitTimeoutError` after `timeoutMs`.
+   */
+  waitReceived(options: { timeoutMs?: number } = {}): Promise<LiveCallInfo> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+    if (this.#call) return Promise.resolve(this.#call);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            new WaitTimeoutError(
+              `No call of mock "${this.#name}" reached the hold within ${timeoutMs} ms. Check that the program under test makes that call, and that it fits the hold's match.`,
+            ),
+          ),
+        timeoutMs,
+      );
+      this.#received.push((call) => {
+        clearTimeout(timer);
+        resolve(call);
+      });
+    });
+  }
+
+  /**
+   * Let the held call go on: with `response`, or with what it would have got
+   * (its queued response, else the handler's). Releasing before the call
+   * arrives lets that call through at once.
+   */
+  release(response?: MockResponse): void {
+    if (response !== undefined)
+      toWireResponse(response, `the response passed to release() on mock "${this.#name}"`);
+    this.#release?.(response);
+  }
+
+  /** @internal Whether this hold takes `call` (the first that fits, once). */
+  takes(call: LiveCall): boolean {
+    return this.#call === undefined && fits(this.match, call);
+  }
+
+  /** @internal Hold `call` until released. */
+  async hold(call: LiveCallInfo): Promise<MockResponse | undefined> {
+    this.#call = call;
+    for (const notify of this.#received.splice(0)) notify(call);
+    return this.#released;
+  }
+}
+
+/** One mock's live channel: marker, watcher, answers. */
+export class LiveChannel {
+  readonly #name: string;
+  readonly #genDir: () => string;
+  #handler: LiveHandler | undefined;
+  readonly #holds: HeldCall[] = [];
+  readonly #seen = new Set<string>();
+  #watched: string | undefined;
+  #watcher: FSWatcher | undefined;
+  #poll: NodeJS.Timeout | undefined;
+
+  constructor(name: string, genDir: () => string) {
+    this.#name = name;
+    this.#genDir = genDir;
+  }
+
+  setHandler(handler: LiveHandler | undefined): void {
+    if (handler !== undefined && typeof handler !== 'function') {
+      throw new InvalidOptionError(
+        `Expected handle() on mock "${this.#name}" to get a function (call) => response, or undefined to stop, got ${describeValue(handler)}.`,
+      );
+    }
+    this.#handler = handler;
+    this.refresh();
+  }
+
+  addHold(match: MockMatch | undefined): HeldCall {
+    const wire =
+      match === undefined
+        ? undefined
+        : toWireResponse({ match }, `the match passed to hold() on mock "${this.#name}"`).match;
+    const hold = new HeldCall(this.#name, wire);
+    this.#holds.push(hold);
+    this.refresh();
+    return hold;
+  }
+
+  /** Write the marker of the live generation (again after a reset), and watch it. */
+  refresh(): void {
+    const genDir = this.#genDir();
+    const active = this.#handler !== undefined || this.#holds.length > 0;
+    if (!active) {
+      this.stop();
+      writeFileAtomic(livePath(genDir), JSON.stringify({ handler: false, holds: false }));
+      return;
+    }
+    mkdirSync(liveDir(genDir), { recursive: true, mode: 0o700 });
+    writeFileAtomic(
+      livePath(genDir),
+      JSON.stringify({
+        handler: this.#handler !== undefined,
+        holds: this.#holds.some((h) => h.waiting),
+      }),
+    );
+    if (this.#watched !== genDir) {
+      this.stop();
+      this.#watched = genDir;
+      try {
+        this.#watcher = watch(liveDir(genDir), () => this.#scan());
+        this.#watcher.unref();
+        this.#watcher.on('error', () => {});
+      } catch {
+        // no watcher here: the poll below still answers
+      }
+      this.#poll = setInterval(() => this.#scan(), 25);
+      this.#poll.unref();
+    }
+    this.#scan();
+  }
+
+  stop(): void {
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    if (this.#poll) clearInterval(this.#poll);
+    this.#poll = undefined;
+    this.#watched = undefined;
+  }
+
+  #scan(): void {
+    const genDir = this.#watched;
+    if (!genDir) return;
+    let names: string[];
+    try {
+      names = readdirSync(liveDir(genDir));
+    } catch {
+      return; // reset or disposed meanwhile
+    }
+    for (const name of names) {
+      if (!name.endsWith('.call') || this.#seen.has(`${genDir}/${name}`)) continue;
+      this.#seen.add(`${genDir}/${name}`);
+      let call: LiveCall;
+      try {
+        call = JSON.parse(readFileSync(`${liveDir(genDir)}/${name}`, 'utf8')) as LiveCall;
+      } catch {
+        this.#seen.delete(`${genDir}/${name}`); // read again next time
+        continue;
+      }
+      void this.#answer(genDir, call);
+    }
+  }
+
+  async #answer(genDir: string, call: LiveCall): Promise<void> {
+    const info: LiveCallInfo = { index: call.seq, argv: call.argv, cwd: call.cwd, env: call.env };
+    let answer: LiveAnswer;
+    const hold = this.#holds.find((h) => h.takes(call));
+    if (hold) {
+      this.refresh();
+      const given = await hold.hold(info);
+      answer =
+        given !== undefined
+          ? { response: toWireResponse(given, 'a released response') as Record<string, unknown> }
+          : await this.#otherwise(call, info);
+    } else {
+      answer = await this.#otherwise(call, info);
+    }
+    try {
+      writeFileAtomic(liveAnswerPath(genDir, call.seq), JSON.stringify(answer));
+    } catch {
+      // the generation is gone (reset, dispose): the call ends on its own
+    }
+  }
+
+  /**
+   * What a call gets that no hold changes: its queued response, else the
+   * handler's, else what it claimed otherwise (a repeat, the fallback, the
+   * default, or none).
+   */
+  async #otherwise(call: LiveCall, info: LiveCallInfo): Promise<LiveAnswer> {
+    const handler = this.#handler;
+    if (call.source === 'queue' || !handler) return { use: 'claimed' };
+    try {
+      const response = await handler(info);
+      if (response === undefined) return { none: true };
+      return {
+        response: toWireResponse(
+          response,
+          `the response returned by handle() on mock "${this.#name}"`,
+        ) as Record<string, unknown>,
+      };
+    } catch (error) {
+      return {
+        error: `the handle() function threw: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  }
+}

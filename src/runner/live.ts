@@ -1,0 +1,56 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { Claim } from '../queue/claim.js';
+import {
+  type LiveAnswer,
+  type LiveCall,
+  type LiveState,
+  liveAnswerPath,
+  liveCallPath,
+  livePath,
+} from '../queue/live.js';
+
+/**
+ * The call's side of the live channel (see src/queue/live.ts): if the test
+ * process listens and has a say in this call, ask it and wait for the answer
+ * (sleeping in small steps with Atomics.wait, no timers, no modules), until
+ * the call's deadline. Returns the answer, or undefined when nobody listens
+ * or it has no say; `'timeout'` when no answer came in time.
+ */
+export function askLive(claim: Claim, deadline: number): LiveAnswer | 'timeout' | undefined {
+  const marker = livePath(claim.genDir);
+  if (!existsSync(marker)) return undefined;
+  let state: LiveState;
+  try {
+    state = JSON.parse(readFileSync(marker, 'utf8')) as LiveState;
+  } catch {
+    return undefined; // being rewritten, or gone with a reset: as if nobody listened
+  }
+  // Only a queued response wins over the handler (not a repeat, a fallback or the default).
+  if (!state.holds && !(state.handler && claim.record.source !== 'queue')) return undefined;
+  const { record } = claim;
+  const question: LiveCall = {
+    seq: record.seq,
+    argv: record.argv,
+    cwd: record.cwd,
+    env: process.env as Record<string, string>,
+    source: record.source ?? 'none',
+    response: record.response,
+  };
+  const file = liveCallPath(claim.genDir, record.seq);
+  writeFileSync(`${file}.tmp`, JSON.stringify(question));
+  renameSync(`${file}.tmp`, file);
+  const answerFile = liveAnswerPath(claim.genDir, record.seq);
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  let pause = 0.25;
+  for (;;) {
+    try {
+      return JSON.parse(readFileSync(answerFile, 'utf8')) as LiveAnswer;
+    } catch {
+      // not there yet
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) return 'timeout';
+    Atomics.wait(sleeper, 0, 0, Math.min(pause, left));
+    pause = Math.min(pause * 2, 5);
+  }
+}
