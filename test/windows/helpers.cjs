@@ -63,16 +63,28 @@ const TRICKY_ARGS = [
 const CROSS_SPAWN_MANGLES = ['a\\\\"b', 'x\\\\'];
 const CROSS_SPAWN_EXACT = TRICKY_ARGS.filter((a) => !CROSS_SPAWN_MANGLES.includes(a));
 
-/** A temp dir of the test's own under `parent`, removed by `t.after`. */
+/** What each test owns (see `own`), disposed before its temp dirs go. */
+const owned = new WeakMap();
+
+/**
+ * A temp dir of the test's own under `parent`, removed by `t.after`, after
+ * what the test `own()`s is disposed: on Windows a dir cannot be removed
+ * while a mock in it still watches or holds files there.
+ */
 function tempDir(t, prefix = 'shimkit-win-', parent = tmpdir()) {
   const dir = mkdtempSync(join(parent, prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(async () => {
+    for (const value of (owned.get(t) ?? []).splice(0).reverse()) await value.dispose();
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  });
   return dir;
 }
 
 /** `value` (a mock, bin dir or sandbox), disposed when the test ends (Node 20 has no `await using`). */
 function own(t, value) {
-  t.after(() => value.dispose());
+  if (!owned.has(t)) owned.set(t, []);
+  owned.get(t).push(value);
+  t.after(() => value.dispose()); // a second dispose does nothing
   return value;
 }
 
