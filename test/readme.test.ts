@@ -278,4 +278,25 @@ describe('README examples', () => {
       code: 'ENOENT',
     });
   });
+
+  it('MB-16 README: answer from the test, and hold calls for a race', async () => {
+    // README: answer from the test, and hold calls for a race
+    await using git = createMockBinary('git', {
+      responses: [{ match: { argsPrefix: ['push'] }, stdout: 'pushed\n', times: 'always' }],
+    });
+    git.handle((call) => (call.argv[0] === 'rev-parse' ? { stdout: 'abc123\n' } : undefined));
+    const env = git.env();
+    expect((await run('git', ['rev-parse', 'HEAD'], { env })).stdout).toBe('abc123\n');
+
+    // Two pushes in parallel; the second finishes first.
+    const a = git.hold({ args: ['push', 'a'] });
+    const b = git.hold({ args: ['push', 'b'] });
+    const pushes = [run('git', ['push', 'a'], { env }), run('git', ['push', 'b'], { env })];
+    await a.waitReceived();
+    await b.waitReceived();
+    b.release(); // its queued response
+    expect((await pushes[1])?.stdout).toBe('pushed\n');
+    a.release({ stderr: 'rejected\n', exitCode: 1 }); // or a response of the test's own
+    expect((await pushes[0])?.exitCode).toBe(1);
+  });
 });
