@@ -1,4 +1,3 @@
-import { constants } from 'node:os';
 import { writeBytes } from '../queue/atomic.js';
 import type { Claim } from '../queue/claim.js';
 import { MockExitCode } from '../queue/exit-codes.js';
@@ -28,6 +27,8 @@ export function finishCall(
   // A signal Node survives (SIGPIPE and SIGXFSZ are ignored, SIGUSR1 starts
   // the inspector) cannot end the call: it exits as a shell reports it.
   if (signal && !ENDS_NODE.has(signal)) {
+    // Loaded here only: a module loaded at start costs every call its time.
+    const { constants } = require('node:os') as typeof import('node:os');
     exitCode = 128 + (constants.signals[signal] ?? 0);
     signal = undefined;
   }
