@@ -58,7 +58,12 @@ function main(argv: string[]): void {
   // The deadline counts from the call's own start, however long the machine
   // took to start it, and nothing below outlives it.
   const deadline = startedAt + claim.config.timeoutMs;
-  const answer = askLive(claim, deadline);
+  let answer: ReturnType<typeof askLive>;
+  try {
+    answer = askLive(claim, deadline);
+  } catch (error) {
+    fail(claim, cold().describeFailure(error, claim.genDir)); // the generation went away meanwhile
+  }
   if (answer === 'timeout') timedOut(claim, 'held', 0);
   if (answer !== undefined) response = answered(claim, response, answer);
   if (!response) {
