@@ -54,6 +54,28 @@ export function median(values) {
 
 export const round = (value, digits = 3) => Number(value.toFixed(digits));
 
+/** `paired()` for async measurements (calls the test process must answer from its event loop). */
+export async function pairedAsync(iterations, baseline, subject) {
+  const base = [];
+  const subj = [];
+  const ratios = [];
+  for (let i = 0; i < iterations; i++) {
+    let b;
+    let s;
+    if (i % 2 === 0) {
+      b = await baseline();
+      s = await subject();
+    } else {
+      s = await subject();
+      b = await baseline();
+    }
+    base.push(b);
+    subj.push(s);
+    ratios.push(s / b);
+  }
+  return { baselineMedianMs: median(base), subjectMedianMs: median(subj), ratio: median(ratios) };
+}
+
 /**
  * Measure `subject` against `baseline` in pairs, alternating which runs first,
  * and return both medians and the median of the paired ratios.

@@ -2,7 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createMockBinary } from 'shimkit';
-import { median, paired, round, timeParallel, timeSync } from './lib.mjs';
+import { median, paired, pairedAsync, round, timeParallel, timeSync } from './lib.mjs';
 
 const NODE = process.execPath;
 const STORM = new URL('./peers/storm.mjs', import.meta.url).pathname;
@@ -94,24 +94,17 @@ export async function handler({ iterations = 30 } = {}) {
     await time(queued);
     await time(live);
   }
-  const base = [];
-  const subject = [];
-  const ratios = [];
-  for (let i = 0; i < iterations; i++) {
-    const [b, s] =
-      i % 2 === 0
-        ? [await time(queued), await time(live)]
-        : (([x, y]) => [y, x])([await time(live), await time(queued)]);
-    base.push(b);
-    subject.push(s);
-    ratios.push(s / b);
-  }
+  const r = await pairedAsync(
+    iterations,
+    () => time(queued),
+    () => time(live),
+  );
   await live.dispose();
   await queued.dispose();
   return {
-    handlerMedianMs: round(median(subject), 2),
-    queuedMedianMs: round(median(base), 2),
-    ratioToQueue: round(median(ratios)),
+    handlerMedianMs: round(r.subjectMedianMs, 2),
+    queuedMedianMs: round(r.baselineMedianMs, 2),
+    ratioToQueue: round(r.ratio),
     iterations,
   };
 }

@@ -1,6 +1,6 @@
 import { formatCalls } from './mock-binary/diagnostics.js';
 import type { MockBinary } from './mock-binary/mock-binary.js';
-import { toWireResponse } from './mock-binary/options.js';
+import { toWireArgs } from './mock-binary/options.js';
 import { describeArg, mismatch } from './queue/route.js';
 import type { ArgMatcher, WireArg } from './queue/types.js';
 
@@ -27,10 +27,6 @@ function isMock(value: unknown): value is MockBinary {
   );
 }
 
-function wireArgs(args: readonly ArgMatcher[]): WireArg[] {
-  return toWireResponse({ match: { args } }, 'the expected arguments').match?.args as WireArg[];
-}
-
 export const matchers = {
   /**
    * Some call of the mock had exactly these arguments (strings, RegExps,
@@ -41,7 +37,7 @@ export const matchers = {
    */
   toHaveBeenCalledWithArgs(received: unknown, args: readonly ArgMatcher[]): MatcherResult {
     if (!isMock(received)) throw new TypeError('toHaveBeenCalledWithArgs() expects a MockBinary');
-    const expected = wireArgs(args);
+    const expected = toWireArgs(args, 'the expected arguments');
     const calls = received.calls();
     const misses = calls.map((c) =>
       mismatch({ args: expected }, { argv: c.argv, cwd: c.cwd, env: {} }),

@@ -28,7 +28,7 @@ import { writeCassette } from './cassette.js';
 import { formatCalls } from './diagnostics.js';
 import { type HeldCall, LiveChannel, type LiveHandler } from './live.js';
 import type { ResolvedOptions } from './options.js';
-import { toWireResponse } from './options.js';
+import { toWireArgs, toWireResponse } from './options.js';
 import { renderShim, shimFileName } from './shim.js';
 import type { MockCall, MockResponse, WaitForCallsOptions } from './types.js';
 
@@ -295,8 +295,7 @@ export class MockBinary {
     const call = this.nthCall(n);
     let expected: WireArg[];
     try {
-      expected = toWireResponse({ match: { args } }, `the arguments passed to assertNthCall()`)
-        .match?.args as WireArg[];
+      expected = toWireArgs(args, 'the arguments passed to assertNthCall()');
     } catch (error) {
       throw new InvalidOptionError((error as Error).message);
     }

@@ -205,6 +205,11 @@ export function toWireResponse(value: unknown, where: string): WireResponse {
   }
 }
 
+/** Expected arguments (strings, RegExps, `any()`) in their stored form, validated as `match.args` is. */
+export function toWireArgs(args: readonly ArgMatcher[], where: string): WireArg[] {
+  return toWireResponse({ match: { args } }, where).match?.args as WireArg[];
+}
+
 /** A validated `match` in its stored form: RegExps as `{ regex, flags }`, copied as checked. */
 function toWireMatch(match: MockMatch): WireMatch {
   const wire: WireMatch = {};
