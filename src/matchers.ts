@@ -2,7 +2,7 @@ import { formatCalls } from './mock-binary/diagnostics.js';
 import type { MockBinary } from './mock-binary/mock-binary.js';
 import { toWireArgs } from './mock-binary/options.js';
 import { describeArg, mismatch } from './queue/route.js';
-import type { ArgMatcher, WireArg } from './queue/types.js';
+import type { ArgMatcher } from './queue/types.js';
 
 /**
  * Matchers for `expect.extend` (requirement VT-02), in the shape both vitest
