@@ -14,19 +14,52 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 };
 
-/** PERF-01: one call claiming a queued response, vs starting Node with nothing to do. */
+/**
+ * PERF-01, PERF-07: one call claiming a queued response, vs starting Node
+ * with nothing to do, through the runner (`fastPath: false`) and served by
+ * the sh shim itself (vs `node -e 0` and vs `/bin/true`); and a call whose
+ * response only the runner can serve (17 KiB of output) through a shim
+ * with the fast path, vs the same call through one without: what the
+ * fast path's look costs the calls it hands over.
+ */
 export async function mockCall({ iterations = 40 } = {}) {
-  const git = createMockBinary('git', { responses: responses(iterations + 5) });
+  const git = createMockBinary('git', { responses: responses(iterations + 5), fastPath: false });
+  const fast = createMockBinary('git', { responses: responses(3 * iterations + 10) });
+  const big = { stdout: 'b'.repeat(17 * 1024) };
+  const handedOver = createMockBinary('git', { responses: [big], onExhausted: big });
+  const nodeOnly = createMockBinary('git', {
+    responses: [big],
+    onExhausted: big,
+    fastPath: false,
+  });
+  const real = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+  const call = (mock) => () => timeSync(mock.path, ['status', '--short']).ms;
+  const trueCall = () => timeSync('/bin/true', []).ms;
   for (let i = 0; i < 3; i++) {
     nodeBaseline();
-    timeSync(git.path, ['warm-up']);
+    call(git)();
+    call(fast)();
+    call(handedOver)();
+    call(nodeOnly)();
   }
-  const r = paired(iterations, nodeBaseline, () => timeSync(git.path, ['status', '--short']).ms);
-  await git.dispose();
+  const r = paired(iterations, nodeBaseline, call(git));
+  const s = paired(iterations, nodeBaseline, call(fast));
+  const t = paired(iterations, trueCall, call(fast));
+  const g = paired(iterations, () => timeSync(real, ['--version']).ms, call(fast));
+  const f = paired(iterations, call(nodeOnly), call(handedOver));
+  for (const mock of [git, fast, handedOver, nodeOnly]) await mock.dispose();
   return {
     medianMs: round(r.subjectMedianMs, 2),
     nodeBaselineMedianMs: round(r.baselineMedianMs, 2),
     ratioToNode: round(r.ratio),
+    staticMedianMs: round(s.subjectMedianMs, 2),
+    staticRatioToNode: round(s.ratio),
+    trueMedianMs: round(t.baselineMedianMs, 2),
+    staticRatioToTrue: round(t.ratio),
+    gitVersionMedianMs: round(g.baselineMedianMs, 2),
+    staticRatioToGitVersion: round(g.ratio),
+    handedOverMedianMs: round(f.subjectMedianMs, 2),
+    handedOverRatioToRunner: round(f.ratio),
     iterations,
   };
 }
@@ -134,61 +167,76 @@ export async function spy({ iterations = 30 } = {}) {
 
 /**
  * n calls at once against n responses, vs n `node -e 0` at once, alternating
- * which goes first: throughput, the exactly-once check, and (from the call
- * records) how long claims took.
+ * which goes first: throughput through the runner (`fastPath: false`) and
+ * served by the sh shim, the exactly-once check for both, and (from the
+ * runner's call records) how long claims took.
  */
 async function parallel(n, rounds) {
   const nodeWalls = [];
   const mockWalls = [];
+  const staticWalls = [];
   const ratios = [];
   const claims = [];
-  let lost = 0;
-  let duplicated = 0;
-  let timeouts = 0;
+  const counts = { runner: { lost: 0, duplicated: 0, timeouts: 0 } };
+  counts.sh = { lost: 0, duplicated: 0, timeouts: 0 };
+  const runMock = async (fastPath) => {
+    const git = createMockBinary('git', { responses: responses(n), onExhausted: 'fail', fastPath });
+    const mock = await timeParallel(
+      Array.from({ length: n }, (_, k) => [git.path, [`c${k}`]]),
+      { allowFailure: true },
+    );
+    const count = counts[fastPath ? 'sh' : 'runner'];
+    count.timeouts += mock.codes.filter((c) => c === 124).length;
+    const served = new Set(mock.outputs.filter(Boolean));
+    count.duplicated += mock.outputs.filter(Boolean).length - served.size;
+    count.lost += responses(n).filter((r) => !served.has(r.stdout)).length;
+    const calls = git.calls();
+    if (calls.length !== n) count.lost += Math.abs(n - calls.length);
+    if (!fastPath) for (const call of calls) claims.push(call.claimMs ?? 0);
+    await git.dispose();
+    return mock.ms;
+  };
+  const runNode = async () =>
+    (await timeParallel(Array.from({ length: n }, () => [NODE, ['-e', '0']]))).ms;
   for (let i = 0; i < rounds; i++) {
-    const git = createMockBinary('git', { responses: responses(n), onExhausted: 'fail' });
-    const runNode = () => timeParallel(Array.from({ length: n }, () => [NODE, ['-e', '0']]));
-    const runMock = () =>
-      timeParallel(
-        Array.from({ length: n }, (_, k) => [git.path, [`c${k}`]]),
-        { allowFailure: true },
-      );
     let base;
     let mock;
+    let fast;
     if (i % 2 === 0) {
       base = await runNode();
-      mock = await runMock();
+      mock = await runMock(false);
+      fast = await runMock(true);
     } else {
-      mock = await runMock();
+      fast = await runMock(true);
+      mock = await runMock(false);
       base = await runNode();
     }
-    nodeWalls.push(base.ms);
-    mockWalls.push(mock.ms);
-    ratios.push(mock.ms / base.ms);
-    timeouts += mock.codes.filter((c) => c === 124).length;
-    const served = new Set(mock.outputs.filter(Boolean));
-    duplicated += mock.outputs.filter(Boolean).length - served.size;
-    lost += responses(n).filter((r) => !served.has(r.stdout)).length;
-    const calls = git.calls();
-    if (calls.length !== n) lost += Math.abs(n - calls.length);
-    for (const call of calls) claims.push(call.claimMs ?? 0);
-    await git.dispose();
+    nodeWalls.push(base);
+    mockWalls.push(mock);
+    staticWalls.push(fast);
+    ratios.push(mock / base);
   }
   const wall = median(mockWalls);
+  const staticWall = median(staticWalls);
   return {
     callsPerSec: round((n / wall) * 1000, 1),
     wallMs: round(wall, 1),
     nodeBaselineWallMs: round(median(nodeWalls), 1),
     ratioToNode: round(median(ratios)),
-    lost,
-    duplicated,
-    timeouts,
+    ...counts.runner,
     // There is no lock: nothing waits for another call. What a lock wait used
     // to measure is now the claim itself, from a call's first look at the queue.
     lockWaitP99Ms: 0,
     claimP50Ms: percentile(claims, 50),
     claimP99Ms: percentile(claims, 99),
     claimMaxMs: Math.max(...claims),
+    staticCallsPerSec: round((n / staticWall) * 1000, 1),
+    static: {
+      callsPerSec: round((n / staticWall) * 1000, 1),
+      wallMs: round(staticWall, 1),
+      speedup: round(wall / staticWall, 1),
+      ...counts.sh,
+    },
     rounds,
   };
 }
@@ -257,9 +305,13 @@ export async function enqueueStall({ calls = 256, rounds = 3 } = {}) {
  * and 50 × 10 MB queued behind the response a call takes vs 1.
  */
 export async function queueGrowth({ iterations = 30 } = {}) {
-  const small = createMockBinary('small');
-  const large = createMockBinary('large', { responses: responses(1000 + iterations + 5) });
-  const big = createMockBinary('big', { responses: responses(iterations + 5) });
+  // The runner's claim (the sh shim's search for the first free response is the same).
+  const small = createMockBinary('small', { fastPath: false });
+  const large = createMockBinary('large', {
+    responses: responses(1000 + iterations + 5),
+    fastPath: false,
+  });
+  const big = createMockBinary('big', { responses: responses(iterations + 5), fastPath: false });
   const tenMB = 'z'.repeat(10 * 1024 * 1024);
   for (let i = 0; i < 50; i++) big.enqueue({ stdout: tenMB });
   const callSmall = () => {

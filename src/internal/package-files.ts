@@ -33,7 +33,7 @@ export function runnerPath(): string {
 const templates = new Map<string, string>();
 
 /** The text of a shim template in `shims/`. */
-export function shimTemplate(name: 'posix.sh' | 'windows.cmd'): string {
+export function shimTemplate(name: 'posix.sh' | 'posix-fast.sh' | 'windows.cmd'): string {
   let text = templates.get(name);
   if (text === undefined) {
     text = readFileSync(packageFile(join('shims', name)), 'utf8');

@@ -29,8 +29,15 @@ import { formatCalls } from './diagnostics.js';
 import { type HeldCall, LiveChannel, type LiveHandler } from './live.js';
 import type { ResolvedOptions } from './options.js';
 import { toWireArgs, toWireResponse } from './options.js';
-import { renderShim, shimFileName } from './shim.js';
+import { shTools } from './sh-tools.js';
+import { renderShim, type ShimTarget, shimFileName } from './shim.js';
 import type { MockCall, MockResponse, WaitForCallsOptions } from './types.js';
+
+/** The shim's fast path, when the mock's config has one (see sh-tools.ts). */
+function fastPathOf(config: ResolvedOptions['config']): ShimTarget['fast'] {
+  const tools = config.sh && shTools();
+  return tools ? { config, tools } : undefined;
+}
 
 /** What a mock needs from the bin dir that holds it (see MockBinDir). */
 export interface MockHost {
@@ -101,7 +108,7 @@ export class MockBinary {
     const temp = join(bin.dir, `.${name}.${process.pid}.tmp`);
     try {
       if (options.responses.length > 0) {
-        appendToQueue(liveGeneration(this.stateDir), options.responses);
+        appendToQueue(this.stateDir, options.responses);
       }
       const shim = renderShim(
         {
@@ -111,6 +118,7 @@ export class MockBinary {
           stateDir: this.stateDir,
           shimDir: bin.dir,
           root: bin.root,
+          fast: fastPathOf(options.config),
         },
         options.platform,
       );
@@ -237,7 +245,7 @@ export class MockBinary {
           : `the response passed to enqueue() on mock "${this.name}"`,
       ),
     );
-    if (wire.length > 0) appendToQueue(liveGeneration(this.stateDir), wire);
+    if (wire.length > 0) appendToQueue(this.stateDir, wire);
     return this;
   }
 

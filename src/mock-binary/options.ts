@@ -21,6 +21,7 @@ import {
 } from '../queue/types.js';
 import { cassetteResponses, resolveCassette } from './cassette.js';
 import { runnerFlags } from './runner-flags.js';
+import { shCapabilities } from './sh-tools.js';
 import type { MockBinaryOptions } from './types.js';
 
 const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
@@ -37,6 +38,7 @@ const OPTION_KEYS: ReadonlyArray<keyof MockBinaryOptions> = [
   'responses',
   'platform',
   'nodePath',
+  'fastPath',
   'tmpDir',
 ];
 
@@ -163,6 +165,10 @@ export function resolveOptions(
   if (options.default !== undefined) {
     config.default = toWireResponse(options.default, `the \`default\` response of ${where}`);
   }
+  const fastPath = options.fastPath ?? process.env.SHIMKIT_FAST_PATH !== '0';
+  if (typeof fastPath !== 'boolean') throw bad('fastPath', 'true or false', fastPath);
+  const sh = shCapabilities(config, platform, fastPath);
+  if (sh) config.sh = sh;
   const nodeFlags = runnerFlags(nodePath, platform, where);
   return {
     config,

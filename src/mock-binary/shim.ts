@@ -2,7 +2,9 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { InvalidOptionError } from '../internal/errors.js';
 import { shimTemplate } from '../internal/package-files.js';
 import { shQuote } from '../internal/sh-quote.js';
+import type { WireConfig } from '../queue/types.js';
 import { posixMoveLines, windowsMoveLines } from './node-env.js';
+import type { ShTools } from './sh-tools.js';
 import { cmdReadable } from './windows-layout.js';
 
 /** What a shim needs to know: which Node, which runner, which state dir. */
@@ -17,6 +19,8 @@ export interface ShimTarget {
   shimDir: string;
   /** The bin dir's temp dir, which holds the shim dir and the state. */
   root: string;
+  /** POSIX: serve static responses in the shim (`config.sh` set), with these tools. */
+  fast?: { config: WireConfig; tools: ShTools };
 }
 
 /** The shim's file name: the command name itself, or `<name>.cmd` on Windows. */
@@ -25,9 +29,54 @@ export function shimFileName(name: string, platform: NodeJS.Platform): string {
   return /\.(cmd|bat)$/i.test(name) ? name : `${name}.cmd`;
 }
 
-/** A POSIX sh shim: `exec '<node>' '<runner>' '<state>' "$@"`. */
+/**
+ * A POSIX sh shim: its fast path, if any, then `exec '<node>' '<runner>'
+ * '<state>' "$@"`.
+ */
 export function renderPosixShim(target: ShimTarget): string {
-  return fill(shimTemplate('posix.sh'), target, shQuote).replace('@@MOVE_ENV@@', posixMoveLines());
+  return fill(shimTemplate('posix.sh'), target, shQuote)
+    .replace('@@MOVE_ENV@@', () => posixMoveLines())
+    .replace('@@FAST@@', () =>
+      target.fast ? renderFastPath(target.fast.config, target.fast.tools) : '',
+    );
+}
+
+/** The fast path of a POSIX shim (shims/posix-fast.sh) for a mock with `config`. */
+function renderFastPath(config: WireConfig, tools: ShTools): string {
+  const keys = Array.isArray(config.recordEnv) ? config.recordEnv : undefined;
+  // Keys are shell names (sh-tools.ts checked), so they need no quoting.
+  const env = (keys ?? [])
+    .map(
+      (key) =>
+        ` &&\n      if [ -n "\${${key}+x}" ]; then printf '${key}=%s\\0' "$${key}"; else printf '${key}\\0'; fi`,
+    )
+    .join('');
+  return shimTemplate('posix-fast.sh')
+    .replace('@@LN@@', () => shQuote(tools.ln))
+    .replace('@@MKDIR@@', () => shQuote(tools.mkdir ?? ''))
+    .replace('@@SLEEP@@', () => shQuote(tools.sleep ?? ''))
+    .replace('@@EXHAUSTED@@', () => exhaustedLines(config))
+    .replace('@@ENVC@@', () => (keys ? `,"envc":${keys.length}` : ''))
+    .replace('@@ENV@@', () => env)
+    .trimEnd();
+}
+
+/** What `shimkit_which` does once every queued response is claimed (as src/queue/claim.ts decides). */
+function exhaustedLines(config: WireConfig): string {
+  if (config.spy || config.onExhausted === 'fail') return '  return 1';
+  if (typeof config.onExhausted === 'object') {
+    return '  shimkit_src=fallback shimkit_f=$shimkit_state/fallback.sh';
+  }
+  return [
+    '  if [ "$shimkit_t" -gt 0 ]; then',
+    '    shimkit_src=repeat shimkit_r=$shimkit_t shimkit_f=$shimkit_d/sh/$shimkit_t',
+    // A queue line no sh/<n> stands for was written by hand: the runner reads it.
+    '  elif [ -s "$shimkit_d/queue.jsonl" ]; then',
+    '    return 1',
+    '  else',
+    '    shimkit_src=default shimkit_f=$shimkit_state/default.sh',
+    '  fi',
+  ].join('\n');
 }
 
 /**
@@ -71,11 +120,12 @@ export function renderShim(target: ShimTarget, platform: NodeJS.Platform): strin
 }
 
 function fill(template: string, target: ShimTarget, quote: (value: string) => string): string {
+  // Replacer functions: a path may hold `$&`, which a replacement string would expand.
   return template
-    .replace('@@NAME@@', JSON.stringify(target.name).replaceAll('%', '%%'))
-    .replace('@@NODE@@', [quote(target.nodePath), ...target.nodeFlags].join(' '))
-    .replace('@@RUNNER@@', quote(target.runnerPath))
-    .replace('@@STATE@@', quote(target.stateDir));
+    .replace('@@NAME@@', () => JSON.stringify(target.name).replaceAll('%', '%%'))
+    .replace('@@NODE@@', () => [quote(target.nodePath), ...target.nodeFlags].join(' '))
+    .replace('@@RUNNER@@', () => quote(target.runnerPath))
+    .replace('@@STATE@@', () => quote(target.stateDir));
 }
 
 export function cmdQuote(value: string): string {

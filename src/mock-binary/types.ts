@@ -94,6 +94,16 @@ export interface MockBinaryOptions {
    */
   nodePath?: string;
   /**
+   * POSIX: the shim serves static responses itself — output, exit code,
+   * delay, files — in about 2 ms instead of Node's 40 or more (requirement
+   * PERF-07). Calls behave and are recorded the same either way; a response
+   * the shell cannot act out exactly (a signal, a hang, chunks, stdin
+   * capture, routing, a live handler, more than 16 KiB of output …) runs
+   * the runner. `false`: every call runs the runner. Windows always does.
+   * @default true, unless the env sets SHIMKIT_FAST_PATH=0
+   */
+  fastPath?: boolean;
+  /**
    * Parent dir for the mock's temp dir (createMockBinary / createMockBinDir only).
    * @default os.tmpdir()
    */
@@ -125,14 +135,20 @@ export interface MockCall {
   cwd: string;
   pid: number;
   ppid: number;
-  /** Epoch milliseconds. */
+  /**
+   * Epoch milliseconds. For a call the sh shim served (see `fastPath`), the
+   * birth time of its record file (its modification time where the file
+   * system keeps no birth time), to the file system clock's tick, a few ms.
+   */
   startedAt: number;
   /** Epoch milliseconds; undefined while running or if the call was killed. */
   endedAt: number | undefined;
   /**
    * How long the call took to claim its response, in milliseconds: from its
    * first look at the queue to holding a response. There is no lock to wait
-   * for, so this stays small however many calls run at once.
+   * for, so this stays small however many calls run at once. Undefined for
+   * a call the sh shim served (a shell has no clock): `endedAt - startedAt`
+   * bounds it.
    */
   claimMs: number | undefined;
   status: MockCallStatus;

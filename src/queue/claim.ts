@@ -23,7 +23,7 @@ export interface Claim {
   fd: number;
 }
 
-type CallFields = Omit<WireCallRecord, 'seq' | 'source' | 'response'>;
+export type CallFields = Omit<WireCallRecord, 'seq' | 'source' | 'response'>;
 
 /** The routed claim (route-claim.ts), passed in so the runner can load it only when needed. */
 export type RoutedClaimer = (input: {
@@ -68,15 +68,12 @@ export function claimCall(
   const { seq, fd } = publishRecord(genDir, fields);
   try {
     stopAt(config, 'recorded');
-    let decision: { source: ResponseSource; response?: number };
-    if (routed) {
-      decision = claimRouted({ genDir, seq, queueText, fields, config, link: linkExclusive });
-    } else {
-      const taken = (k: number) => existsSync(claimPath(genDir, k));
-      let n = firstFree(taken, total);
-      while (n <= total && !linkExclusive(callPath(genDir, seq), claimPath(genDir, n))) n += 1;
-      decision = n <= total ? { source: 'queue', response: n } : whenExhausted(config, total);
-    }
+    const decision = decideClaim(
+      { config, genDir, routed, queueText, total },
+      seq,
+      fields,
+      claimRouted,
+    );
     stopAt(config, 'claimed');
     const claimMs = Date.now() - start;
     writeBytes(fd, Buffer.from(recordLine({ ...decision, claimMs })));
@@ -93,6 +90,27 @@ export function claimCall(
   } catch (error) {
     throw new RecordedFailure(error, fd);
   }
+}
+
+/**
+ * Step 3 for call `seq`, whose record is published: the first free response
+ * it may have (a routed generation matches; see route-claim.ts), or what it
+ * gets when none is left.
+ */
+export function decideClaim(
+  queue: Pick<Claim, 'config' | 'genDir' | 'routed' | 'queueText' | 'total'>,
+  seq: number,
+  fields: CallFields,
+  claimRouted: RoutedClaimer,
+): { source: ResponseSource; response?: number } {
+  const { config, genDir, routed, queueText, total } = queue;
+  if (routed) {
+    return claimRouted({ genDir, seq, queueText, fields, config, link: linkExclusive });
+  }
+  const taken = (k: number) => existsSync(claimPath(genDir, k));
+  let n = firstFree(taken, total);
+  while (n <= total && !linkExclusive(callPath(genDir, seq), claimPath(genDir, n))) n += 1;
+  return n <= total ? { source: 'queue', response: n } : whenExhausted(config, total);
 }
 
 /**

@@ -13,6 +13,10 @@ import { sep } from 'node:path';
  *   <state>/g1/claims/<n>       claim marker of response n: a hard link of the claiming call's record
  *   <state>/g1/claims/<n>-<k>   routed generations: slot k of a response with `times` > 1
  *   <state>/g1/routed           exists once a response has `match` or `times` (see route-claim.ts)
+ *   <state>/g1/sh/<n>           response n as the sh shim serves it (see sh-fragment.ts); empty when
+ *                               only the runner can act it out. Written after line n, in plain generations only.
+ *   <state>/state.sh            the live generation for the sh shim (`shimkit_gen=g1 shimkit_on=1`)
+ *   <state>/default.sh          the `default` response, and `fallback.sh` the `onExhausted` one, as sh/<n>
  *
  * Every mock instance gets a state dir of its own whose name is never used
  * again (`state/<name>.<id>`), and `reset()` moves to the next generation of
@@ -34,6 +38,12 @@ export const slotPath = (genDir: string, n: number, k: number) =>
   k === 1 ? claimPath(genDir, n) : `${genDir}${sep}claims${sep}${n}-${k}`;
 /** Exists once any response of the generation has `match` or `times` (see route-claim.ts). */
 export const routedPath = (genDir: string) => `${genDir}${sep}routed`;
+/** Where the sh shim finds response `n` of a generation (see sh-fragment.ts). */
+export const fragmentPath = (genDir: string, n: number) => `${genDir}${sep}sh${sep}${n}`;
+export const shStatePath = (stateDir: string) => `${stateDir}${sep}state.sh`;
+/** The config-level responses as the sh shim serves them: `default` and `fallback`. */
+export const extraFragmentPath = (stateDir: string, which: 'default' | 'fallback') =>
+  `${stateDir}${sep}${which}.sh`;
 /** A claim marker's name in a routed generation: response and slot. */
 export const SLOT_PATTERN = /^([1-9][0-9]*)(?:-([1-9][0-9]*))?$/;
 

@@ -11,7 +11,7 @@ import {
 } from './layout.js';
 import { completeLines, countLines } from './lines.js';
 import { isAlive } from './process-alive.js';
-import { parseRecordText, recordId } from './records.js';
+import { parseRecord, type RecordStat, recordIdOf, recordTimes } from './records.js';
 import { firstFree } from './search.js';
 import { readState, readText } from './state.js';
 import type { WireCallRecord } from './types.js';
@@ -78,7 +78,7 @@ export class RecordCache {
     }
     const bytes = readOptional(file);
     if (bytes === undefined) return undefined;
-    const record: SnapshotRecord | undefined = parseRecordText(bytes.toString('utf8'), seq, file);
+    const record: SnapshotRecord | undefined = parseRecord(bytes, seq, file, timesOf(file));
     if (!record) return undefined;
     if (record.status === 'running') {
       stat = statOptional(file);
@@ -130,7 +130,8 @@ export function readSnapshot(
   // claim marker (a link of its record) names it.
   const byId = new Map(calls.map((c) => [c.id, c]));
   for (const { n, file } of claimMarkers(genDir)) {
-    const owner = byId.get(recordId(readOptional(file)?.toString('utf8') ?? '', file) ?? '');
+    const bytes = readOptional(file);
+    const owner = bytes && byId.get(recordIdOf(bytes, file, timesOf(file)) ?? '');
     if (owner && owner.source !== undefined) continue; // counted from its record
     if (owner) Object.assign(owner, { source: 'queue', response: n });
     add(n, owner?.seq ?? 0);
@@ -188,6 +189,18 @@ export function countCalls(stateDir: string): number {
 /** Number of responses in the live queue (complete lines). */
 export function queueLength(stateDir: string): number {
   return countLines(readText(queuePath(liveGeneration(stateDir))));
+}
+
+/** A record's inode and times, for records the sh shim wrote (see records.ts). */
+function timesOf(file: string): RecordStat {
+  return () => {
+    try {
+      return recordTimes(statSync(file, { bigint: true }));
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return undefined;
+      throw stateError(error, file, 'test');
+    }
+  };
 }
 
 function statOptional(file: string): { size: number; mode: number } | undefined {

@@ -173,6 +173,14 @@ export interface WireResponse extends Omit<MockResponse, 'match'> {
 /** The protocol version in `state.json`; a runner refuses state of another version. */
 export const PROTOCOL_VERSION = 2;
 
+/** What the POSIX shim's fast path can use, found when the mock is made (see src/mock-binary/sh-tools.ts). */
+export interface ShCapabilities {
+  /** `sleep` takes fractions of a second (GNU, BSD, busybox), only whole seconds, or is missing. */
+  sleep: 'fractions' | 'seconds' | 'none';
+  /** `mkdir -p` is there, for files in dirs that may not exist. */
+  mkdir: boolean;
+}
+
 /** The mock's options as stored in `state.json`. */
 export interface WireConfig {
   version: typeof PROTOCOL_VERSION;
@@ -191,6 +199,11 @@ export interface WireConfig {
   recordOutput?: boolean;
   /** Replay mode: the cassette replayed, for the diagnostic of a call that is not in it. */
   cassette?: string;
+  /**
+   * The POSIX shim serves static responses itself (requirement PERF-07), with
+   * what it found on this machine; absent: every call runs the runner.
+   */
+  sh?: ShCapabilities;
   /**
    * Test hook: the runner stops itself (SIGSTOP) at this step of the protocol,
    * so a test can kill a call at an exact point. Never set by the public API.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  existsSync,
   fstatSync,
   ftruncateSync,
   mkdirSync,
@@ -9,16 +10,28 @@ import {
   renameSync,
   rm,
   rmSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { tryUnlink } from './atomic.js';
+import { tryUnlink, writeFileAtomic } from './atomic.js';
 import { errnoCode, stateError } from './errors.js';
-import { outPath, queuePath, routedPath } from './layout.js';
+import {
+  extraFragmentPath,
+  fragmentPath,
+  generationPath,
+  outPath,
+  queuePath,
+  routedPath,
+  shStatePath,
+} from './layout.js';
+import { countLines } from './lines.js';
 import { outputBytes } from './output.js';
+import { firstFree } from './search.js';
+import { renderFragment, shStateText } from './sh-fragment.js';
 import { readState, writeState } from './state.js';
-import type { WireConfig, WireResponse } from './types.js';
+import type { WireConfig, WireResponse, WireState } from './types.js';
 
 /**
  * The writer's half of the protocol, used by the test process (and the CLI):
@@ -49,7 +62,16 @@ export function createInstance(parent: string, name: string, config: WireConfig)
         throw error;
       }
       buildGeneration(dir, 1);
-      writeState(dir, { generation: 'g1', config });
+      if (config.sh) {
+        const { sh } = config;
+        const fallback = typeof config.onExhausted === 'object' ? config.onExhausted.response : {};
+        writeFileAtomic(
+          extraFragmentPath(dir, 'default'),
+          renderFragment(config.default ?? {}, config, sh),
+        );
+        writeFileAtomic(extraFragmentPath(dir, 'fallback'), renderFragment(fallback, config, sh));
+      }
+      publishState(dir, { generation: 'g1', config });
       return dir;
     }
   });
@@ -65,9 +87,18 @@ export function resetState(stateDir: string): void {
     const state = readState(stateDir);
     let next = Number(state.generation.slice(1)) + 1;
     while (!buildGeneration(stateDir, next)) next += 1;
-    writeState(stateDir, { ...state, generation: `g${next}` });
+    publishState(stateDir, { ...state, generation: `g${next}` });
     retire(join(stateDir, state.generation));
   });
+}
+
+/**
+ * Replace the state: `state.json` for the runner, then `state.sh` for the
+ * sh shim (when it serves calls itself), so both name the same generation.
+ */
+export function publishState(stateDir: string, state: WireState): void {
+  writeState(stateDir, state);
+  if (state.config.sh) writeFileAtomic(shStatePath(stateDir), shStateText(state));
 }
 
 /**
@@ -99,6 +130,7 @@ function buildGeneration(stateDir: string, n: number): boolean {
     mkdirSync(join(temp, 'claims'), { mode: 0o700 });
     mkdirSync(join(temp, 'calls'), { mode: 0o700 });
     mkdirSync(join(temp, 'out'), { mode: 0o700 });
+    mkdirSync(join(temp, 'sh'), { mode: 0o700 });
     writeFileSync(join(temp, 'queue.jsonl'), '', { mode: 0o600 });
     renameSync(temp, join(stateDir, `g${n}`));
     return true;
@@ -111,13 +143,22 @@ function buildGeneration(stateDir: string, n: number): boolean {
 }
 
 /**
- * Append responses to the queue of `genDir` in one write. If the disk fills
+ * Append responses to the live queue of `stateDir` in one write. If the disk fills
  * part-way, the responses whose lines were written whole stay enqueued (a
  * call may have claimed one already, so they cannot be taken back), the rest
  * is cut off with its out files, and the error says how many made it.
+ * Then, in a plain generation whose shim serves static responses, each new
+ * line gets its `sh/<n>` (see sh-fragment.ts).
+ *
+ * One writer at a time per state dir: the line numbers of `sh/<n>` come
+ * from counting the queue before the append, which two processes appending
+ * at once would both get wrong.
  */
-export function appendToQueue(genDir: string, responses: readonly WireResponse[]): void {
+export function appendToQueue(stateDir: string, responses: readonly WireResponse[]): void {
+  const { generation, config } = readState(stateDir);
+  const genDir = generationPath(stateDir, generation);
   const outFiles: string[][] = [];
+  let first: number;
   try {
     const lines = responses.map((response) => {
       const files: string[] = [];
@@ -125,7 +166,7 @@ export function appendToQueue(genDir: string, responses: readonly WireResponse[]
       return Buffer.from(`${JSON.stringify(externalise(genDir, response, files))}\n`);
     });
     if (responses.some((r) => r.match !== undefined || r.times !== undefined)) markRouted(genDir);
-    appendLines(queuePath(genDir), lines);
+    first = appendLines(queuePath(genDir), lines);
   } catch (error) {
     const kept = error instanceof PartialAppend ? error.whole : 0;
     const cause = error instanceof PartialAppend ? error.cause : error;
@@ -135,7 +176,45 @@ export function appendToQueue(genDir: string, responses: readonly WireResponse[]
     if (kept > 0) {
       failure.message += ` (${kept} of ${responses.length} responses were enqueued before it failed)`;
     }
+    if (error instanceof PartialAppend && kept > 0) {
+      writeFragments(stateDir, genDir, error.first, responses.slice(0, kept), config);
+    }
     throw failure;
+  }
+  writeFragments(stateDir, genDir, first, responses, config);
+}
+
+/**
+ * `sh/<n>` for queue lines `first`… (and an empty one, "ask the runner", for
+ * any earlier line that has none: a writer that died between its append and
+ * this). Each appears whole (a temp file renamed). If one cannot be written
+ * (a full disk), the shim is switched off for this mock, by removing
+ * `state.sh`, which needs no space: calls still get every response, from
+ * the runner. Routed generations have none: the shim hands them over.
+ */
+function writeFragments(
+  stateDir: string,
+  genDir: string,
+  first: number,
+  responses: readonly WireResponse[],
+  config: WireConfig,
+): void {
+  const { sh } = config;
+  if (!sh || existsSync(routedPath(genDir))) return;
+  try {
+    const have = firstFree((n) => existsSync(fragmentPath(genDir, n)), first - 1);
+    for (let n = have; n < first; n++) writeFileAtomic(fragmentPath(genDir, n), '');
+    responses.forEach((response, i) => {
+      writeFileAtomic(fragmentPath(genDir, first + i), renderFragment(response, config, sh));
+    });
+  } catch (error) {
+    try {
+      unlinkSync(shStatePath(stateDir));
+    } catch (cause) {
+      if (errnoCode(cause) !== 'ENOENT') {
+        throw stateError(error, fragmentPath(genDir, first), 'test');
+      }
+    }
   }
 }
 
@@ -156,22 +235,26 @@ class PartialAppend extends Error {
   constructor(
     override readonly cause: unknown,
     readonly whole: number,
+    /** The line number of the first of them. */
+    readonly first: number,
   ) {
     super('partial append');
   }
 }
 
 /**
- * One write to the end of the queue. If the line before lacks its newline (a
+ * One write to the end of the queue; returns the line number of the first
+ * new line. If the line before lacks its newline (a
  * hand edit), the newline goes first, so the new lines never merge into it.
  * If the write fails part-way, the lines written whole stay and the rest is
  * cut off, so no reader ever meets a line without its newline for long.
  */
-function appendLines(file: string, lines: readonly Buffer[]): void {
+function appendLines(file: string, lines: readonly Buffer[]): number {
   const fd = openSync(file, 'a+', 0o600);
   try {
     const start = fstatSync(fd).size;
     const lead = Buffer.from(start > 0 && lastByte(fd, start) !== 0x0a ? '\n' : '');
+    const first = linesUpTo(file, fd, start) + lead.length + 1;
     const data = Buffer.concat([lead, ...lines]);
     let written = 0;
     try {
@@ -185,11 +268,33 @@ function appendLines(file: string, lines: readonly Buffer[]): void {
         whole += 1;
       }
       ftruncateSync(fd, start + (written >= lead.length ? end : 0));
-      throw new PartialAppend(error, whole);
+      lineCounts.delete(file);
+      throw new PartialAppend(error, whole, first);
     }
+    lineCounts.delete(file); // re-inserted last: the oldest entry is the first to go
+    lineCounts.set(file, { size: start + data.length, lines: first - 1 + lines.length });
+    if (lineCounts.size > 512) lineCounts.delete(lineCounts.keys().next().value as string);
+    return first;
   } finally {
     closeSync(fd);
   }
+}
+
+/** Complete lines of queue files this process appended to, at the size it left them. */
+const lineCounts = new Map<string, { size: number; lines: number }>();
+
+/** How many complete lines the first `size` bytes of the queue hold (read only when this process has not counted them). */
+function linesUpTo(file: string, fd: number, size: number): number {
+  const known = lineCounts.get(file);
+  if (known?.size === size) return known.lines;
+  const bytes = Buffer.alloc(size);
+  let read = 0;
+  while (read < size) {
+    const n = readSync(fd, bytes, read, size - read, read);
+    if (n === 0) break;
+    read += n;
+  }
+  return countLines(bytes.subarray(0, read).toString('latin1'));
 }
 
 function lastByte(fd: number, size: number): number | undefined {

@@ -20,4 +20,5 @@ export {
 } from './diagnostics.js';
 export { endRecord, recordFailed } from './record-failed.js';
 export { render } from './render.js';
+export { restOfResponse, resumeClaim } from './resume.js';
 export { wait } from './wait.js';

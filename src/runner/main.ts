@@ -1,5 +1,11 @@
 import { writeBytes } from '../queue/atomic.js';
-import { type Claim, claimCall, RecordedFailure, stopAt } from '../queue/claim.js';
+import {
+  type Claim,
+  claimCall,
+  RecordedFailure,
+  type RoutedClaimer,
+  stopAt,
+} from '../queue/claim.js';
 import { MockExitCode } from '../queue/exit-codes.js';
 import type { LiveAnswer } from '../queue/live.js';
 import { recordLine } from '../queue/records.js';
@@ -12,6 +18,7 @@ import { cold, routing } from './lazy.js';
 import { askLive } from './live.js';
 import { isOutputStalled, writeAll } from './output.js';
 import { render, responseFor } from './response.js';
+import type { ResumeStep } from './resume.js';
 
 /**
  * The shim runner: `node runner.cjs <state dir> <args…>`. It claims the next
@@ -24,36 +31,48 @@ import { render, responseFor } from './response.js';
  * when needed, most of it from the cold half (./cold.ts).
  */
 function main(argv: string[]): void {
-  const startedAt = processStartTime();
-  const [stateDir, ...args] = argv;
+  let startedAt = processStartTime();
+  let [stateDir, ...args] = argv;
+  // A call the sh shim started hands over with how far it got (shims/posix-fast.sh).
+  let resumed: string | undefined;
+  if (stateDir?.startsWith('-R')) {
+    resumed = stateDir.slice(2);
+    [stateDir, ...args] = args;
+  }
   restoreMovedEnv(process.env);
   if (!stateDir) die('usage: runner.cjs <state dir> [args…] (this file is run by a shim)');
-  let claim: Claim;
-  try {
-    claim = claimCall(
-      stateDir,
-      (config) => describeCall(args, startedAt, config),
-      ({ genDir, seq, queueText, fields, config, link }) =>
-        routing().claimRouted(
-          genDir,
-          seq,
-          queueText,
-          { argv: fields.argv, cwd: fields.cwd, env: process.env },
-          config,
-          link,
-        ),
+  const claimRouted: RoutedClaimer = ({ genDir, seq, queueText, fields, config, link }) =>
+    routing().claimRouted(
+      genDir,
+      seq,
+      queueText,
+      { argv: fields.argv, cwd: fields.cwd, env: process.env },
+      config,
+      link,
     );
+  let claim: Claim;
+  let step: ResumeStep | undefined;
+  try {
+    if (resumed) ({ claim, step } = cold().resumeClaim(stateDir, resumed, claimRouted));
+    else
+      claim = claimCall(stateDir, (config) => describeCall(args, startedAt, config), claimRouted);
   } catch (error) {
     const recorded = error instanceof RecordedFailure ? error : undefined;
     const message = cold().describeFailure(recorded?.cause ?? error, stateDir);
     if (recorded) cold().endRecord(recorded.fd, message);
     die(message);
   }
+  if (resumed) startedAt = claim.record.startedAt; // the call started with the shell
   let response: WireResponse | undefined;
   try {
     response = responseFor(claim);
   } catch (error) {
     fail(claim, cold().describeFailure(error, claim.genDir));
+  }
+  if (step !== undefined && step !== 'r' && step !== 'c') {
+    // The shell served part of a static response: the rest, with no delay or live question again.
+    if (step.startsWith('x')) finishCall(claim, 'exited', Number(step.slice(1)));
+    serve(claim, cold().restOfResponse(response ?? {}, step as 's0' | 's1' | 's2'));
   }
   // The deadline counts from the call's own start, however long the machine
   // took to start it, and nothing below outlives it.

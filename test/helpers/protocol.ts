@@ -1,8 +1,9 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vi } from 'vitest';
 import type { MockBinary } from '../../src/index.js';
-import type { CallStep } from '../../src/queue/types.js';
+import type { CallStep, WireState } from '../../src/queue/types.js';
+import { publishState } from '../../src/queue/writer.js';
 
 /** The live generation dir of a mock (to read or plant protocol files in tests). */
 export function generationDir(mock: MockBinary): string {
@@ -16,15 +17,14 @@ function readState(mock: MockBinary): { generation: string; config: Record<strin
 /**
  * Make every new call of `mock` stop itself (SIGSTOP) at `step` of the
  * protocol, or stop doing so (`undefined`): the runner's test hook, so a test
- * can kill or hold a call at an exact point.
+ * can kill or hold a call at an exact point. While it is set the sh shim
+ * hands every call to the runner (see shStateText).
  */
 export function stopCallsAt(mock: MockBinary, step: CallStep | undefined): void {
-  const state = readState(mock);
+  const state = readState(mock) as unknown as WireState;
   if (step === undefined) delete state.config.stopAt;
   else state.config.stopAt = step;
-  const file = join(mock.stateDir, 'state.json');
-  writeFileSync(`${file}.test.tmp`, `${JSON.stringify(state)}\n`, { mode: 0o600 });
-  renameSync(`${file}.test.tmp`, file);
+  publishState(mock.stateDir, state);
 }
 
 /** The state letter of a process from /proc ('T' when stopped), or undefined once it is gone. */

@@ -107,7 +107,8 @@ describe('a broken state dir is a diagnostic, never a default response', () => {
   });
 
   it('SEC-02 an unreadable or malformed state file exits with the broken code and names it', async () => {
-    await using git = createMockBinary('git');
+    // state.json is the runner's: the sh shim reads only state.sh and sh/<n> (tested below).
+    await using git = createMockBinary('git', { fastPath: false });
     const state = join(git.stateDir, 'state.json');
     const saved = readFileSync(state, 'utf8');
     const cases: Array<[string, string]> = [

@@ -14,9 +14,11 @@ describe('the POSIX shim', () => {
     await using git = createMockBinary('git', { responses: [{ stdout: 'ok\n' }] });
     const text = readFileSync(git.path, 'utf8');
     expect(text.startsWith('#!/bin/sh\n')).toBe(true);
+    expect(text).toContain(`shimkit_state=${shQuote(git.stateDir)}\n`);
     expect(text).toContain(
-      `exec ${shQuote(process.execPath)} ${RUNNER_FLAGS.join(' ')} ${shQuote(runnerPath())} ${shQuote(git.stateDir)} "$@"`,
+      `exec ${shQuote(process.execPath)} ${RUNNER_FLAGS.join(' ')} ${shQuote(runnerPath())} "$@"`,
     );
+    expect(text.trimEnd().endsWith('shimkit_node "$shimkit_state" "$@"')).toBe(true);
     expect(statSync(git.path).mode & 0o777).toBe(0o700);
     expect(git.path).toBe(join(git.dir, 'git'));
   });
