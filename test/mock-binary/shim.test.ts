@@ -8,6 +8,7 @@ import { RUNNER_FLAGS, runnerFlags } from '../../src/mock-binary/runner-flags.js
 import { cmdQuote, renderWindowsShim, shimFileName, shQuote } from '../../src/mock-binary/shim.js';
 import { cmdReadable } from '../../src/mock-binary/windows-layout.js';
 import { runCommand, testDir } from '../helpers/index.js';
+import { generationDir } from '../helpers/protocol.js';
 
 describe('the POSIX shim', () => {
   it('MB-01 is an executable sh script (0700) that runs the runner with the absolute path of the creating Node', async () => {
@@ -210,5 +211,20 @@ describe('the Windows shim, rendered on any platform', () => {
     expect(text).toContain('"%~dp0..\\..\\node\\1\\node.exe" ');
     expect(readFileSync(gh.path, 'utf8')).toContain('"%~dp0..\\..\\node\\1\\node.exe" '); // once per bin dir
     expect(readFileSync(join(bin.root, 'node', '1', 'node.exe'), 'utf8')).toBe('not really node');
+  });
+});
+
+describe('the path a call takes', () => {
+  const responses = (n: number) => Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
+  it('PERF-07 the suite runs on the path it names: a plain call is served by the shell unless SHIMKIT_FAST_PATH=0 (the runner-only project)', async () => {
+    await using git = createMockBinary('git', { responses: responses(1) });
+    expect((await runCommand(git.path)).stdout.toString()).toBe('r1\n');
+    expect(
+      readFileSync(join(generationDir(git), 'calls', '1.json'), 'latin1').startsWith('{"sh":1,'),
+    ).toBe(process.env.SHIMKIT_FAST_PATH !== '0');
+    await using off = createMockBinary('git', { responses: responses(1), fastPath: false });
+    expect(readFileSync(off.path, 'utf8')).not.toContain('shimkit_ln=');
+    await using win = createMockBinary('git', { platform: 'win32', responses: responses(1) });
+    expect(readFileSync(join(win.stateDir, 'state.json'), 'utf8')).not.toContain('"sh"');
   });
 });

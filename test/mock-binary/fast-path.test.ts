@@ -1,0 +1,417 @@
+// PERF-07: static responses served by the sh shim itself. The whole
+// mock-binary suite runs on both paths (vitest.config.ts, project
+// "runner-only"); this file checks that the two agree byte for byte, under
+// dash, bash and busybox sh, and that the shell hands over exactly.
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary, type MockBinary, type MockResponse } from '../../src/index.js';
+import { MockExitCode } from '../../src/queue/exit-codes.js';
+import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+import { assertExactlyOnce, seededRandom } from '../helpers/parallel.js';
+import { generationDir } from '../helpers/protocol.js';
+
+const EXEC_RAW = fileURLToPath(new URL('../fixtures/exec-raw.py', import.meta.url));
+
+const commandPath = (name: string) =>
+  spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim() || undefined;
+
+/** The shells /bin/sh may be; each runs the shim as `sh` (bash then in POSIX mode). */
+const SHELLS = (['dash', 'bash', 'busybox'] as const).map((name) => ({
+  name,
+  path: commandPath(name),
+}));
+for (const shell of SHELLS) {
+  if (!shell.path) {
+    console.warn(
+      `SKIPPED the fast-path tests under ${shell.name}: it is not installed (CI installs it; apt-get install ${shell.name}).`,
+    );
+  }
+}
+
+/** The record of an sh-written call starts so (src/queue/records.ts). */
+const isShRecord = (mock: MockBinary, seq: number) =>
+  readFileSync(join(generationDir(mock), 'calls', `${seq}.json`), 'latin1').startsWith('{"sh":1,');
+
+interface Outcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A call with raw bytes for argv, cwd and one env var (test/fixtures/exec-raw.py). */
+async function rawCall(
+  shell: string,
+  mock: MockBinary,
+  cwd: Buffer,
+  args: readonly Uint8Array[],
+  envValue: Uint8Array | undefined,
+): Promise<Outcome> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.SK_VAR;
+  if (envValue) env.SKHEX_SK_VAR = Buffer.from(envValue).toString('hex');
+  const child = spawnTracked(
+    'python3',
+    [
+      EXEC_RAW,
+      shell,
+      mock.path,
+      cwd.toString('hex'),
+      ...args.map((a) => Buffer.from(a).toString('hex')),
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const r = await completion(child);
+  const clean = (b: Buffer) =>
+    b.toString('hex').replaceAll(Buffer.from(mock.stateDir).toString('hex'), '<state>');
+  return { code: r.code, signal: r.signal, stdout: clean(r.stdout), stderr: clean(r.stderr) };
+}
+
+/** Every file under `dir` (names and contents as hex), to compare what two runs wrote. */
+function tree(dir: Buffer, prefix = ''): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) {
+    const path = Buffer.concat([dir, Buffer.from('/'), entry.name]);
+    const name = `${prefix}/${entry.name.toString('hex')}`;
+    if (entry.isDirectory()) Object.assign(found, tree(path, name), { [name]: 'dir' });
+    else found[name] = readFileSync(path).toString('hex');
+  }
+  return found;
+}
+
+/** What the two paths must agree on in a call record. */
+function comparable(mock: MockBinary) {
+  return mock.calls().map((c) => ({
+    index: c.index,
+    argv: c.argv,
+    argvBytes: c.argvBytes.map((b) => b.toString('hex')),
+    cwd: Buffer.from(c.cwd).toString('hex'),
+    env: c.env,
+    status: c.status,
+    exitCode: c.exitCode,
+    signal: c.signal,
+    response: c.response,
+    responseSource: c.responseSource,
+    diagnostic: c.diagnostic?.replaceAll(mock.stateDir, '<state>'),
+    stdin: c.stdin,
+  }));
+}
+
+const text = fc.string({ unit: 'binary', maxLength: 24 });
+const base64 = fc.uint8Array({ maxLength: 24 }).map((b) => Buffer.from(b).toString('base64'));
+const segment = fc
+  .stringMatching(/^[a-z0-9 '"$%\\*é!&;|<>()`~#-]{1,6}$/)
+  .filter((s) => s !== '.' && s !== '..');
+const filePath = fc.array(segment, { minLength: 1, maxLength: 3 }).map((p) => p.join('/'));
+
+/** A response the sh shim serves. */
+const staticResponse: fc.Arbitrary<MockResponse> = fc
+  .record(
+    {
+      stdout: fc.oneof(
+        text.map((t) => ({ stdout: t })),
+        base64.map((b) => ({ stdoutBase64: b })),
+      ),
+      stderr: fc.oneof(
+        text.map((t) => ({ stderr: t })),
+        base64.map((b) => ({ stderrBase64: b })),
+      ),
+      jsonl: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }),
+      exitCode: fc.integer({ min: 0, max: 255 }),
+      delayMs: fc.constantFrom(0, 1, 15),
+      writeFiles: fc.dictionary(filePath, text, { maxKeys: 3 }),
+    },
+    { requiredKeys: [] },
+  )
+  .map(({ stdout, stderr, ...rest }) => ({ ...stdout, ...stderr, ...rest }));
+
+/** Responses only the runner can act out: a mixed queue hands these over. */
+const runnerResponse = fc.constantFrom<MockResponse>(
+  { chunks: [{ stdout: 'c1\n' }, { stderr: 'c2\n' }] },
+  { stdout: 'big\n'.repeat(4500) },
+  { stdin: 'capture', stdout: 'captured\n' },
+  { signal: 'SIGTERM', stdout: 'dying\n' },
+  { exitAfterStdinEof: true, exitCode: 3 },
+);
+
+const scenario = fc.record({
+  responses: fc.array(
+    fc.oneof({ weight: 4, arbitrary: staticResponse }, { weight: 1, arbitrary: runnerResponse }),
+    { maxLength: 3 },
+  ),
+  onExhausted: fc.oneof(
+    fc.constant<'repeat'>('repeat'),
+    fc.constant<'fail'>('fail'),
+    staticResponse,
+    runnerResponse,
+  ),
+  default: fc.option(staticResponse, { nil: undefined }),
+  calls: fc.array(
+    fc.array(
+      fc.uint8Array({ maxLength: 12 }).filter((a) => !a.includes(0)),
+      { maxLength: 4 },
+    ),
+    { minLength: 1, maxLength: 4 },
+  ),
+  env: fc.option(
+    fc.uint8Array({ maxLength: 12 }).filter((a) => !a.includes(0)),
+    { nil: undefined },
+  ),
+  cwdName: fc
+    .uint8Array({ minLength: 1, maxLength: 10 })
+    .filter((a) => !a.includes(0) && !a.includes(0x2f))
+    .filter((a) => !['.', '..'].includes(Buffer.from(a).toString('latin1'))),
+});
+
+describe('PERF-07 the sh shim and the runner agree', () => {
+  for (const shell of SHELLS) {
+    it.skipIf(!shell.path)(
+      `PERF-07 MB-03 MB-05 random static and runner-only responses, raw argv, cwd and env bytes: byte-identical output, exit codes, files and call records on both paths (${shell.name})`,
+      async () => {
+        const base = testDir();
+        let shServed = 0;
+        await fc.assert(
+          fc.asyncProperty(scenario, async (sc) => {
+            const cwd = Buffer.concat([Buffer.from(`${base}/`), Buffer.from(sc.cwdName)]);
+            const results = [];
+            for (const fastPath of [true, false]) {
+              mkdirSync(cwd);
+              await using git = createMockBinary('git', {
+                responses: sc.responses,
+                onExhausted: sc.onExhausted,
+                default: sc.default,
+                recordEnv: ['SK_VAR'],
+                fastPath,
+                tmpDir: base,
+              });
+              const outcomes = [];
+              for (const args of sc.calls) {
+                outcomes.push(await rawCall(shell.path as string, git, cwd, args, sc.env));
+              }
+              const records = comparable(git);
+              if (fastPath) {
+                shServed += records.filter((_, i) => isShRecord(git, i + 1)).length;
+              }
+              results.push({ outcomes, records, files: tree(cwd) });
+              rmSync(cwd, { recursive: true, force: true });
+            }
+            expect(results[0]).toEqual(results[1]);
+          }),
+          { numRuns: 20 },
+        );
+        // The property held for calls the shell did serve, not only for hand-overs.
+        expect(shServed).toBeGreaterThan(10);
+      },
+    );
+  }
+});
+
+const responses = (n: number) => Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
+
+describe('PERF-07 mixed queues stay exactly-once', () => {
+  it('PERF-07 MB-02 MB-08 64 parallel calls on a queue of static and runner-only responses, with random SIGKILLs: each response at most once, survivors print what they claimed', async () => {
+    const seed = Date.now();
+    const random = seededRandom(seed);
+    // Delays keep calls of both kinds in flight while the kills land.
+    const queue: MockResponse[] = responses(64).map((r, i) =>
+      i % 3 === 2
+        ? { chunks: [{ stdout: r.stdout, delayMs: 40 }] }
+        : { ...r, delayMs: 40 + Math.floor(random() * 80) },
+    );
+    await using git = createMockBinary('git', { responses: queue, onExhausted: 'fail' });
+    const children = Array.from({ length: 64 }, (_, k) => spawnTracked(git.path, [`c${k + 1}`]));
+    const exits = Promise.all(children.map(completion));
+    const victims = children.filter(() => random() < 0.35);
+    for (const victim of victims) setTimeout(() => victim.kill('SIGKILL'), random() * 150);
+    const results = await exits;
+    const survivors = results.filter((r) => r.signal === null);
+    expect(survivors.length, `seed ${seed}`).toBeGreaterThan(0);
+    for (const r of survivors) expect(r.code, `seed ${seed}: ${r.stderr}`).toBe(0);
+    assertExactlyOnce(git, results);
+    const calls = git.calls();
+    const bySh = calls.filter((c) => isShRecord(git, c.index)).length;
+    expect(bySh, `seed ${seed}: the shell served some`).toBeGreaterThan(0);
+    expect(bySh, `seed ${seed}: the runner served some`).toBeLessThan(calls.length);
+    // Killed calls left responses unused; the next call gets the first of them at once.
+    const unused = queue.length - calls.filter((c) => c.responseSource === 'queue').length;
+    const next = await runCommand(git.path, ['after']);
+    expect(next.code, `seed ${seed}: ${next.stderr}`).toBe(unused > 0 ? 0 : MockExitCode.unmatched);
+    assertExactlyOnce(git, results);
+  });
+});
+
+/**
+ * A copy of the mock's shim whose `ln` first lets a whole other call run
+ * (the original shim, to its end) and then links: a call that loses the race
+ * for the response it looked at, every time.
+ */
+function racingShim(mock: MockBinary): string {
+  const dir = testDir();
+  const racer = join(dir, 'ln');
+  writeFileSync(
+    racer,
+    `#!/bin/sh\nif [ ! -e "${dir}/raced" ]; then : > "${dir}/raced"; "${mock.path}" racer >/dev/null 2>&1; fi\nexec /bin/ln "$@"\n`,
+  );
+  chmodSync(racer, 0o755);
+  const shim = join(dir, 'git');
+  const text = readFileSync(mock.path, 'utf8');
+  expect(text).toMatch(/shimkit_ln='[^']+'/);
+  writeFileSync(shim, text.replace(/shimkit_ln='[^']+'/, `shimkit_ln='${racer}'`), { mode: 0o700 });
+  return shim;
+}
+
+describe('PERF-07 the shell hands a call it started over to the runner', () => {
+  it('PERF-07 losing the race for a static response to a runner-only one: claimed by the shell, acted out by the runner (step c)', async () => {
+    await using git = createMockBinary('git', {
+      responses: [{ stdout: 'first\n' }, { chunks: [{ stdout: 'second\n' }] }],
+    });
+    const r = await runCommand(racingShim(git), ['loser']);
+    expect([r.code, r.stdout.toString(), r.stderr.toString()]).toEqual([0, 'second\n', '']);
+    const calls = git.calls();
+    expect(calls.map((c) => [c.argv[0], c.response, c.status])).toEqual([
+      ['loser', 2, 'exited'],
+      ['racer', 1, 'exited'],
+    ]);
+    expect(isShRecord(git, 1)).toBe(true);
+  });
+
+  it('PERF-07 losing the race for the last response when onExhausted is fail: the runner decides, unmatched with its diagnostic (step r)', async () => {
+    await using git = createMockBinary('git', {
+      responses: [{ stdout: 'only\n' }],
+      onExhausted: 'fail',
+    });
+    const r = await runCommand(racingShim(git), ['loser']);
+    expect(r.code).toBe(MockExitCode.unmatched);
+    expect(r.stdout.toString()).toBe('');
+    expect(r.stderr.toString()).toMatch(/^shimkit: mock "git" call #1 .*\n$/);
+    expect(git.calls().map((c) => [c.argv[0], c.status, c.response])).toEqual([
+      ['loser', 'unmatched', undefined],
+      ['racer', 'exited', 1],
+    ]);
+    expect(isShRecord(git, 1)).toBe(true);
+  });
+
+  it('PERF-07 a file the shell cannot write: the runner writes the files again and reports it, output never doubled (step s0)', async () => {
+    for (const fastPath of [true, false]) {
+      const dir = testDir();
+      mkdirSync(join(dir, 'taken'));
+      await using git = createMockBinary('git', {
+        responses: [{ stdout: 'out\n', writeFiles: { ok: 'fine', taken: 'x' } }],
+        fastPath,
+      });
+      const r = await runCommand(git.path, [], { cwd: dir });
+      expect(r.code).toBe(MockExitCode.broken);
+      expect(r.stdout.toString()).toBe('');
+      expect(r.stderr.toString()).toMatch(
+        /^shimkit: mock "git" call #1 could not write a file: .*EISDIR/,
+      );
+      expect(readFileSync(join(dir, 'ok'), 'utf8')).toBe('fine');
+      expect(git.lastCall()).toMatchObject({ status: 'failed', exitCode: MockExitCode.broken });
+      expect(isShRecord(git, 1)).toBe(fastPath);
+    }
+  });
+
+  it('PERF-07 a closed stdout or stderr: the shell hands the rest over, and both paths write to it as Node does, to nothing (steps s1, s2)', async () => {
+    // Node opens /dev/null for a closed fd 0, 1 or 2 at start-up; a shell's printf fails instead.
+    for (const [close, out, err] of [
+      ['>&-', '', 'err\n'],
+      ['2>&-', 'out\n', ''],
+    ] as const) {
+      for (const fastPath of [true, false]) {
+        await using git = createMockBinary('git', {
+          responses: [{ stdout: 'out\n', stderr: 'err\n', exitCode: 4 }],
+          fastPath,
+        });
+        const r = await runCommand('sh', ['-c', `exec "$0" ${close}`, git.path]);
+        // What was written is written once.
+        expect([r.code, r.stdout.toString(), r.stderr.toString()], close).toEqual([4, out, err]);
+        expect(git.lastCall()).toMatchObject({ status: 'exited', exitCode: 4 });
+        expect(isShRecord(git, 1)).toBe(fastPath);
+      }
+    }
+  });
+
+  it('PERF-07 a reader that closed the pipe: the shell survives SIGPIPE and ends as the runner does, quietly with the scripted code (step s1)', async () => {
+    for (const fastPath of [true, false]) {
+      await using git = createMockBinary('git', {
+        responses: [{ stdout: 'out\n', delayMs: 300, exitCode: 5 }],
+        fastPath,
+      });
+      // The read end is closed before the delay is over.
+      const script =
+        'import os, subprocess, sys\nr, w = os.pipe()\np = subprocess.Popen([sys.argv[1]], stdout=w)\nos.close(w)\nos.close(r)\nprint(p.wait())';
+      const r = await runCommand('python3', ['-c', script, git.path]);
+      expect([r.stdout.toString(), r.stderr.toString()]).toEqual(['5\n', '']);
+      expect(git.lastCall()).toMatchObject({ status: 'exited', exitCode: 5 });
+      expect(isShRecord(git, 1)).toBe(fastPath);
+    }
+  });
+
+  it('PERF-07 the record cannot take its last line (a file size limit): the runner marks it failed, the output stands (step x)', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'out\n', exitCode: 6 }] });
+    // The record's size with an argument of 100 bytes tells how long one must be
+    // for everything but the last line to fit in 512 bytes (ulimit -f 1).
+    const probe = await runCommand(git.path, ['p'.repeat(100)]);
+    expect(probe.code).toBe(6);
+    const end = Buffer.byteLength('{"status":"exited","exitCode":6}\n');
+    const size = statSync(join(generationDir(git), 'calls', '1.json')).size;
+    git.reset();
+    git.enqueue({ stdout: 'out\n', exitCode: 6 });
+    const arg = 'a'.repeat(100 + 500 - (size - end));
+    const r = await runCommand('sh', [
+      '-c',
+      'trap "" XFSZ; ulimit -f 1; exec "$0" "$1"',
+      git.path,
+      arg,
+    ]);
+    expect(r.stdout.toString()).toBe('out\n');
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(r.stderr.toString()).toMatch(
+      /^shimkit: mock "git" call #1 could not record how it ended/,
+    );
+    expect(git.calls().map((c) => [c.status, c.exitCode])).toEqual([
+      ['failed', MockExitCode.broken],
+    ]);
+  });
+});
+
+describe('PERF-07 SEC-02 the shell reads only its own files', () => {
+  it('PERF-07 SEC-02 no state.sh, a garbled one, or no sh/ dir: every call goes to the runner, which serves it or names what is broken', async () => {
+    await using git = createMockBinary('git', { responses: responses(4) });
+    const stateSh = join(git.stateDir, 'state.sh');
+    const saved = readFileSync(stateSh, 'utf8');
+    rmSync(stateSh);
+    expect((await runCommand(git.path)).stdout.toString()).toBe('r1\n');
+    writeFileSync(stateSh, '{not sh at all');
+    expect((await runCommand(git.path)).stdout.toString()).toBe('r2\n');
+    writeFileSync(stateSh, saved);
+    expect((await runCommand(git.path)).stdout.toString()).toBe('r3\n');
+    rmSync(join(generationDir(git), 'sh'), { recursive: true });
+    expect((await runCommand(git.path)).stdout.toString()).toBe('r4\n');
+    expect([1, 2, 3, 4].map((seq) => isShRecord(git, seq))).toEqual([false, false, true, false]);
+    rmSync(join(git.stateDir, 'state.json'));
+    const r = await runCommand(git.path);
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(r.stderr.toString()).toMatch(/^shimkit: a state file is missing .*state\.json\n$/);
+  });
+
+  it("PERF-07 SEC-02 a queue line written by hand, with no sh/<n> for it, is the runner's: never a silent default", async () => {
+    await using git = createMockBinary('git');
+    writeFileSync(join(generationDir(git), 'queue.jsonl'), '{"stdout": oops}\n');
+    const r = await runCommand(git.path);
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(r.stderr.toString()).toMatch(/queue line 1 is not valid JSON/);
+  });
+});
