@@ -6,10 +6,7 @@
 # Variables that change how Node behaves (NODE_OPTIONS, NODE_DEBUG ...) are
 # moved aside so the runner starts clean and prints only what was scripted;
 # the runner puts them back for the call record.
-shimkit_state=@@STATE@@
-shimkit_node() {
-@@MOVE_ENV@@
-  exec @@NODE@@ @@RUNNER@@ "$@"
-}
+shimkit_state=@@STATE@@ shimkit_resumed=
 @@FAST@@
-shimkit_node "$shimkit_state" "$@"
+@@MOVE_ENV@@
+exec @@NODE@@ @@RUNNER@@ ${shimkit_resumed:+"$shimkit_resumed"} "$shimkit_state" "$@"

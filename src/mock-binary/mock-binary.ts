@@ -35,8 +35,7 @@ import type { MockCall, MockResponse, WaitForCallsOptions } from './types.js';
 
 /** The shim's fast path, when the mock's config has one (see sh-tools.ts). */
 function fastPathOf(config: ResolvedOptions['config']): ShimTarget['fast'] {
-  const tools = config.sh && shTools();
-  return tools ? { config, tools } : undefined;
+  return config.sh ? { config, tools: shTools() } : undefined;
 }
 
 /** What a mock needs from the bin dir that holds it (see MockBinDir). */

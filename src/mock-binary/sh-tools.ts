@@ -4,7 +4,6 @@ import type { ShCapabilities, WireConfig } from '../queue/types.js';
 
 /** The external commands the POSIX shim's fast path runs, by absolute path. */
 export interface ShTools {
-  ln: string;
   mkdir: string | undefined;
   sleep: string | undefined;
   /** What `sleep` takes: fractions of a second (`sleep 0.25`), or only whole seconds. */
@@ -17,25 +16,21 @@ export interface ShTools {
  */
 const SYSTEM_DIRS = ['/bin', '/usr/bin'];
 
-let found: ShTools | null | undefined;
+let found: ShTools | undefined;
 
 /**
  * The tools on this machine, found once per process (`sleep` is run once, to
- * see whether it takes fractions: POSIX asks only for whole seconds); `null`
- * without `ln`, which the claim protocol needs.
+ * see whether it takes fractions: POSIX asks only for whole seconds). The
+ * claim protocol itself needs none: a shell's noclobber creates files
+ * exclusively. Without `mkdir` or `sleep`, responses that need them go to
+ * the runner.
  */
-export function shTools(): ShTools | null {
-  if (found !== undefined) return found;
-  const ln = systemCommand('ln');
-  if (!ln) {
-    found = null;
-    return found;
-  }
+export function shTools(): ShTools {
+  if (found) return found;
   const sleep = systemCommand('sleep');
   const fractions =
     sleep !== undefined && spawnSync(sleep, ['0.001'], { stdio: 'ignore' }).status === 0;
   found = {
-    ln,
     mkdir: systemCommand('mkdir'),
     sleep,
     sleepTakes: fractions ? 'fractions' : 'seconds',
@@ -63,8 +58,8 @@ const SH_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * What the fast path can do for a mock with `config` on `platform`, or
  * undefined when every call should run the runner: Windows (the `.cmd`
  * shim), a shim for another platform than this one, `fastPath: false`,
- * `recordEnv: true` (redaction is the runner's), a `recordEnv` key no shell
- * can read, or no `ln`.
+ * `recordEnv: true` (redaction is the runner's), or a `recordEnv` key no
+ * shell can read.
  */
 export function shCapabilities(
   config: WireConfig,
@@ -76,7 +71,6 @@ export function shCapabilities(
   if (recordEnv === true) return undefined;
   if (Array.isArray(recordEnv) && !recordEnv.every((key) => SH_NAME.test(key))) return undefined;
   const tools = shTools();
-  if (!tools) return undefined;
   return {
     sleep: tools.sleep === undefined ? 'none' : tools.sleepTakes,
     mkdir: tools.mkdir !== undefined,

@@ -51,14 +51,19 @@ function renderFastPath(config: WireConfig, tools: ShTools): string {
         ` &&\n      if [ -n "\${${key}+x}" ]; then printf '${key}=%s\\0' "$${key}"; else printf '${key}\\0'; fi`,
     )
     .join('');
-  return shimTemplate('posix-fast.sh')
-    .replace('@@LN@@', () => shQuote(tools.ln))
-    .replace('@@MKDIR@@', () => shQuote(tools.mkdir ?? ''))
-    .replace('@@SLEEP@@', () => shQuote(tools.sleep ?? ''))
-    .replace('@@EXHAUSTED@@', () => exhaustedLines(config))
-    .replace('@@ENVC@@', () => (keys ? `,"envc":${keys.length}` : ''))
-    .replace('@@ENV@@', () => env)
-    .trimEnd();
+  return (
+    shimTemplate('posix-fast.sh')
+      .replace('@@MKDIR@@', () => shQuote(tools.mkdir ?? ''))
+      .replace('@@SLEEP@@', () => shQuote(tools.sleep ?? ''))
+      .replace('@@EXHAUSTED@@', () => exhaustedLines(config))
+      .replace('@@ENVC@@', () => (keys ? `,"envc":${keys.length}` : ''))
+      .replace('@@ENV@@', () => env)
+      // Its comments are for readers of the template; a call need not parse them.
+      .split('\n')
+      .filter((line) => !/^\s*#/.test(line))
+      .join('\n')
+      .trimEnd()
+  );
 }
 
 /** What `shimkit_which` does once every queued response is claimed (as src/queue/claim.ts decides). */

@@ -11,6 +11,7 @@ import { sep } from 'node:path';
  *   <state>/g1/calls/<n>.json   record of call n: one JSON line when it starts, one when it has
  *                               claimed, one when it ends (each appended; later lines win)
  *   <state>/g1/claims/<n>       claim marker of response n: a hard link of the claiming call's record
+ *                               (from the sh shim: a file made exclusively, holding {"seq":<call>})
  *   <state>/g1/claims/<n>-<k>   routed generations: slot k of a response with `times` > 1
  *   <state>/g1/routed           exists once a response has `match` or `times` (see route-claim.ts)
  *   <state>/g1/sh/<n>           response n as the sh shim serves it (see sh-fragment.ts); empty when

@@ -11,7 +11,7 @@ import {
 } from './layout.js';
 import { completeLines, countLines } from './lines.js';
 import { isAlive } from './process-alive.js';
-import { parseRecord, type RecordStat, recordIdOf, recordTimes } from './records.js';
+import { claimOwner, parseRecord, type RecordStat, recordTimes } from './records.js';
 import { firstFree } from './search.js';
 import { readState, readText } from './state.js';
 import type { WireCallRecord } from './types.js';
@@ -127,11 +127,11 @@ export function readSnapshot(
     if (call.source === 'queue' && call.response !== undefined) add(call.response, call.seq);
   }
   // A call killed right after claiming has not said what it claimed: its
-  // claim marker (a link of its record) names it.
-  const byId = new Map(calls.map((c) => [c.id, c]));
+  // claim marker (a link of its record, or from the sh shim `{"seq":<n>}`) names it.
+  const byId = new Map(calls.flatMap((c) => [[c.id, c] as const, [`seq:${c.seq}`, c] as const]));
   for (const { n, file } of claimMarkers(genDir)) {
     const bytes = readOptional(file);
-    const owner = bytes && byId.get(recordIdOf(bytes, file, timesOf(file)) ?? '');
+    const owner = bytes && byId.get(claimOwner(bytes, file) ?? '');
     if (owner && owner.source !== undefined) continue; // counted from its record
     if (owner) Object.assign(owner, { source: 'queue', response: n });
     add(n, owner?.seq ?? 0);

@@ -19,10 +19,11 @@ import type { WireCallRecord } from './types.js';
  * (the cwd as `pwd -P` prints it, each argument's bytes, each `recordEnv`
  * key as `KEY=value`, or `KEY` when unset), then JSON lines as above. The
  * file is created in place (exclusively), so a reader may meet it part-way
- * written: it counts once all its items are there. Its `id` is its inode
- * (the claim marker, a hard link, shares it), `startedAt` the file's birth
+ * written: it counts once all its items are there. Its `id` comes from its
+ * call number (`seq` on its first line), `startedAt` is the file's birth
  * time (or, where the file system keeps none, its modification time), and
- * `endedAt` its modification time once the last line is there.
+ * `endedAt` its modification time once the last line is there. The shim's
+ * claim markers are files of their own, holding `{"seq":<n>}`.
  */
 
 /** One line of a record: a JSON object and its newline. */
@@ -31,12 +32,11 @@ export function recordLine(fields: Partial<WireCallRecord>): string {
 }
 
 /** How a record file's times and inode are read (lazily: only records the sh shim wrote need them). */
-export type RecordStat = () => { ino: bigint; birthtimeMs: number; mtimeMs: number } | undefined;
+export type RecordStat = () => { birthtimeMs: number; mtimeMs: number } | undefined;
 
 /** The times of a record file from its (bigint) stat. */
-export function recordTimes(stat: { ino: bigint; birthtimeNs: bigint; mtimeNs: bigint }) {
+export function recordTimes(stat: { birthtimeNs: bigint; mtimeNs: bigint }) {
   return {
-    ino: stat.ino,
     birthtimeMs: Number(stat.birthtimeNs / 1000n) / 1000,
     mtimeMs: Number(stat.mtimeNs / 1000n) / 1000,
   };
@@ -66,7 +66,7 @@ export function parseRecord(
     unknown
   >;
   const { pid } = record;
-  record.id = `${String(pid)}-i${times.ino}`;
+  record.id = shRecordId(pid, seq);
   record.cwd = sh.cwd;
   record.argv = sh.argv;
   if (sh.argv.some((a) => a.includes('\uFFFD'))) record.argvBase64 = sh.rawArgv;
@@ -74,6 +74,7 @@ export function parseRecord(
   record.startedAt = Math.round(times.birthtimeMs || times.mtimeMs);
   if (record.status !== 'running') record.endedAt ??= Math.round(times.mtimeMs);
   for (const key of ['sh', 'argc', 'envc']) delete record[key];
+  record.seq = seq;
   return record as unknown as WireCallRecord;
 }
 
@@ -118,14 +119,22 @@ function shRecordParts(bytes: Buffer, file: string) {
   };
 }
 
-/** The `id` a record or claim marker carries, of either kind. */
-export function recordIdOf(bytes: Buffer, file: string, stat: RecordStat): string | undefined {
-  if (!isShRecord(bytes)) return recordId(bytes.toString('utf8'), file);
+/** The id of the record the sh shim wrote as call `seq`: unique in its generation, as call numbers are. */
+const shRecordId = (pid: unknown, seq: number) => `${String(pid)}-sh${seq}`;
+
+/**
+ * Whose claim a claim marker is: the `id` of the record it is a link of (the
+ * runner links its record; a record of the sh shim the runner resumed names
+ * its `seq`), or `seq:<n>` for a marker the sh shim created, which holds
+ * `{"seq":<n>}`; undefined while it is empty (created, not yet written).
+ */
+export function claimOwner(bytes: Buffer, file: string): string | undefined {
   const end = bytes.indexOf(0x0a);
-  const times = end === -1 ? undefined : stat();
-  if (!times) return undefined;
-  const { pid } = parseLine(bytes.subarray(0, end).toString('utf8'), file);
-  return `${String(pid)}-i${times.ino}`;
+  if (end === -1) return undefined;
+  const first = parseLine(bytes.subarray(0, end).toString('utf8'), file) as Record<string, unknown>;
+  if (isShRecord(bytes)) return shRecordId(first.pid, first.seq as number);
+  if (typeof first.id === 'string') return first.id;
+  return Number.isSafeInteger(first.seq) ? `seq:${String(first.seq)}` : undefined;
 }
 
 /** Merge the complete lines of a record file; `undefined` while not even the first line is complete. */
@@ -154,14 +163,6 @@ export function parseRecordText(
     throw new ProtocolError('a call record is malformed (no argv, id, pid or status)', file);
   }
   return record as unknown as WireCallRecord;
-}
-
-/** The `id` on a record's (or claim marker's) first line. */
-export function recordId(text: string, file: string): string | undefined {
-  const end = text.indexOf('\n');
-  if (end === -1) return undefined;
-  const id = parseLine(text.slice(0, end), file).id;
-  return typeof id === 'string' ? id : undefined;
 }
 
 function parseLine(line: string, file: string): Partial<WireCallRecord> {

@@ -134,10 +134,11 @@ function shWord(value: string): string {
 }
 
 /**
- * `state.sh`: the live generation for the shim, and whether it may serve
- * calls at all (not while a test hook stops calls at a step).
+ * `state.sh`: the live generation for the shim, whether it may serve calls
+ * at all (not while a test hook stops calls at a step), and how many
+ * responses have their `sh/<n>` (so the shim need not search for them).
  */
-export function shStateText(state: WireState): string {
+export function shStateText(state: WireState, total: number): string {
   const on = state.config.sh !== undefined && state.config.stopAt === undefined;
-  return `shimkit_gen=${state.generation} shimkit_on=${on ? 1 : 0}\n`;
+  return `shimkit_gen=${state.generation} shimkit_on=${on ? 1 : 0} shimkit_total=${total}\n`;
 }

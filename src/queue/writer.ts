@@ -98,7 +98,10 @@ export function resetState(stateDir: string): void {
  */
 export function publishState(stateDir: string, state: WireState): void {
   writeState(stateDir, state);
-  if (state.config.sh) writeFileAtomic(shStatePath(stateDir), shStateText(state));
+  if (!state.config.sh) return;
+  const genDir = generationPath(stateDir, state.generation);
+  const total = firstFree((n) => existsSync(fragmentPath(genDir, n))) - 1;
+  writeFileAtomic(shStatePath(stateDir), shStateText(state, total));
 }
 
 /**
@@ -155,8 +158,8 @@ function buildGeneration(stateDir: string, n: number): boolean {
  * at once would both get wrong.
  */
 export function appendToQueue(stateDir: string, responses: readonly WireResponse[]): void {
-  const { generation, config } = readState(stateDir);
-  const genDir = generationPath(stateDir, generation);
+  const state = readState(stateDir);
+  const genDir = generationPath(stateDir, state.generation);
   const outFiles: string[][] = [];
   let first: number;
   try {
@@ -177,29 +180,31 @@ export function appendToQueue(stateDir: string, responses: readonly WireResponse
       failure.message += ` (${kept} of ${responses.length} responses were enqueued before it failed)`;
     }
     if (error instanceof PartialAppend && kept > 0) {
-      writeFragments(stateDir, genDir, error.first, responses.slice(0, kept), config);
+      writeFragments(stateDir, state, error.first, responses.slice(0, kept));
     }
     throw failure;
   }
-  writeFragments(stateDir, genDir, first, responses, config);
+  writeFragments(stateDir, state, first, responses);
 }
 
 /**
  * `sh/<n>` for queue lines `first`… (and an empty one, "ask the runner", for
  * any earlier line that has none: a writer that died between its append and
- * this). Each appears whole (a temp file renamed). If one cannot be written
- * (a full disk), the shim is switched off for this mock, by removing
- * `state.sh`, which needs no space: calls still get every response, from
- * the runner. Routed generations have none: the shim hands them over.
+ * this), then `state.sh` with the new count. Each appears whole (a temp file
+ * renamed). If one cannot be written (a full disk), the shim is switched off
+ * for this mock by removing `state.sh`, which needs no space: calls still
+ * get every response, from the runner. Routed generations have none: the
+ * shim hands them over.
  */
 function writeFragments(
   stateDir: string,
-  genDir: string,
+  state: WireState,
   first: number,
   responses: readonly WireResponse[],
-  config: WireConfig,
 ): void {
+  const { config } = state;
   const { sh } = config;
+  const genDir = generationPath(stateDir, state.generation);
   if (!sh || existsSync(routedPath(genDir))) return;
   try {
     const have = firstFree((n) => existsSync(fragmentPath(genDir, n)), first - 1);
@@ -207,6 +212,8 @@ function writeFragments(
     responses.forEach((response, i) => {
       writeFileAtomic(fragmentPath(genDir, first + i), renderFragment(response, config, sh));
     });
+    const total = first + responses.length - 1;
+    writeFileAtomic(shStatePath(stateDir), shStateText(state, total));
   } catch (error) {
     try {
       unlinkSync(shStatePath(stateDir));
