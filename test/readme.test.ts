@@ -88,6 +88,17 @@ describe('README examples', () => {
     docker.assertDone();
   });
 
+  it('PERF-07 README: a hundred calls, served without Node', async () => {
+    // README: a hundred calls, served without Node
+    await using git = createMockBinary('git', { onExhausted: { stdout: 'abc123\n' } });
+    for (let i = 0; i < 100; i++) {
+      execFileSync('git', ['rev-parse', 'HEAD'], { env: git.env() }); // ~3 ms each: no Node starts
+    }
+    expect(git.callCount()).toBe(100);
+    expect(git.lastCall()?.responseSource).toBe('fallback');
+    expect(git.lastCall()?.claimMs).toBeUndefined(); // the shell served it: it has no clock
+  });
+
   it('MB-09 README: several mocks, one PATH entry, for the program under test', async () => {
     // README: several mocks, one PATH entry, for the program under test
     await using bin = createMockBinDir();
