@@ -53,13 +53,20 @@ function systemCommand(name: string): string | undefined {
 
 /** An env var name a POSIX shell can read (`recordEnv` keys the fast path records itself). */
 const SH_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+ * Names a shell sets for itself whether or not the caller's env has them
+ * (dash sets PS1, PS4, OPTIND and PPID; bash and busybox more), or the shim
+ * uses: `$NAME` in the shell is not the env var the runner would record.
+ */
+const SHELL_OWNED =
+  /^(?:_|IFS|PPID|PS[1-4]|OPTIND|OPTARG|OPTERR|LINENO|SECONDS|S?RANDOM|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE|E?UID|GROUPS|HIST[A-Z]*|MAILCHECK|COLUMNS|LINES|SHELLOPTS|BASHOPTS|BASH|BASH_[A-Z_]*|EPOCH[A-Z]*|PIPESTATUS|FUNCNAME|DIRSTACK|OLDPWD|shimkit_.*)$/;
 
 /**
  * What the fast path can do for a mock with `config` on `platform`, or
  * undefined when every call should run the runner: Windows (the `.cmd`
  * shim), a shim for another platform than this one, `fastPath: false`,
  * `recordEnv: true` (redaction is the runner's), or a `recordEnv` key no
- * shell can read.
+ * shell can read or that a shell sets itself.
  */
 export function shCapabilities(
   config: WireConfig,
@@ -69,7 +76,12 @@ export function shCapabilities(
   if (!fastPath || platform === 'win32' || platform !== process.platform) return undefined;
   const { recordEnv } = config;
   if (recordEnv === true) return undefined;
-  if (Array.isArray(recordEnv) && !recordEnv.every((key) => SH_NAME.test(key))) return undefined;
+  if (
+    Array.isArray(recordEnv) &&
+    !recordEnv.every((key) => SH_NAME.test(key) && !SHELL_OWNED.test(key))
+  ) {
+    return undefined;
+  }
   const tools = shTools();
   return {
     sleep: tools.sleep === undefined ? 'none' : tools.sleepTakes,

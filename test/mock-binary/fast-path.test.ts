@@ -376,6 +376,25 @@ describe('PERF-07 the shell hands a call it started over to the runner', () => {
   });
 });
 
+describe('PERF-07 MB-06 recorded env', () => {
+  it('PERF-07 MB-06 recordEnv keys a shell sets for itself (PS4, OPTIND, PPID, IFS, _) are recorded as the caller\'s env has them, on both paths', async () => {
+    const keys = ['PS4', 'OPTIND', 'PPID', 'IFS', '_', 'HOME', 'SK_SET'];
+    const seen = [];
+    for (const fastPath of [true, false]) {
+      await using git = createMockBinary('git', {
+        responses: responses(1),
+        recordEnv: keys,
+        fastPath,
+      });
+      const env = { PATH: process.env.PATH, HOME: '/home/x', SK_SET: 'yes' };
+      expect((await runCommand(git.path, [], { env })).stdout.toString()).toBe('r1\n');
+      seen.push(git.lastCall()?.env);
+    }
+    expect(seen[0]).toEqual({ HOME: '/home/x', SK_SET: 'yes' });
+    expect(seen[1]).toEqual(seen[0]);
+  });
+});
+
 describe('PERF-07 SEC-02 the shell reads only its own files', () => {
   it('PERF-07 SEC-02 no state.sh, a garbled one, or no sh/ dir: every call goes to the runner, which serves it or names what is broken', async () => {
     await using git = createMockBinary('git', { responses: responses(4) });
