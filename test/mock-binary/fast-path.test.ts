@@ -377,7 +377,7 @@ describe('PERF-07 the shell hands a call it started over to the runner', () => {
 });
 
 describe('PERF-07 MB-06 recorded env', () => {
-  it('PERF-07 MB-06 recordEnv keys a shell sets for itself (PS4, OPTIND, PPID, IFS, _) are recorded as the caller\'s env has them, on both paths', async () => {
+  it("PERF-07 MB-06 recordEnv keys a shell sets for itself (PS4, OPTIND, PPID, IFS, _) are recorded as the caller's env has them, on both paths", async () => {
     const keys = ['PS4', 'OPTIND', 'PPID', 'IFS', '_', 'HOME', 'SK_SET'];
     const seen = [];
     for (const fastPath of [true, false]) {
