@@ -30,6 +30,9 @@ shimkit_which() {
     shimkit_src=queue shimkit_r=$shimkit_n shimkit_f=$shimkit_d/sh/$shimkit_n
     return 0
   fi
+  # Responses being enqueued (their sh/<n> are written before their lines):
+  # the runner sees the lines as soon as they are there.
+  [ ! -e "$shimkit_d/sh/$((shimkit_t + 1))" ] || return 1
 @@EXHAUSTED@@
 }
 # Whether this script can serve the next call: a plain generation, nobody
@@ -50,12 +53,25 @@ shimkit_handover() {
   set +C
   exec 9>&- 2>&8 8>&-
 }
+# Whether fd $1 may take a partial write: non-blocking (Linux says so in
+# /proc/self/fdinfo), or unknown where there is no such file and more than
+# $2 bytes are to go (a pipe takes up to 512 bytes whole, by POSIX). The
+# shell cannot tell how much a failed write wrote, so such output is the
+# runner's: it retries a full pipe until the deadline.
+shimkit_partial() {
+  [ "$2" -gt 0 ] || return 1
+  [ -r "/proc/self/fdinfo/$1" ] || { [ "$2" -gt 512 ]; return; }
+  while read -r shimkit_key shimkit_val; do
+    [ "$shimkit_key" = flags: ] && return $(((0$shimkit_val & 04000) == 0))
+  done <"/proc/self/fdinfo/$1"
+  return 1
+}
 # Sleep out a delay; a signal that ends the call ends the sleep too.
 shimkit_sleep() {
   trap 'shimkit_stop TERM' TERM
   trap 'shimkit_stop INT' INT
   trap 'shimkit_stop HUP' HUP
-  "$shimkit_sleeper" "$1" </dev/null >/dev/null 2>&1 &
+  "$shimkit_sleeper" "$1" </dev/null >/dev/null 2>&1 8>&- 9>&- &
   shimkit_z=$!
   wait "$shimkit_z"
   trap - TERM INT HUP
@@ -69,6 +85,8 @@ shimkit_stop() {
 # set once it has a record). The shell's own messages go nowhere (fd 2) while
 # it works; the caller's stderr is fd 8.
 shimkit_fast() {
+  # (bash imports functions from the env; none may stand in for a builtin.)
+  unset -f printf pwd kill wait command test [ read 2>/dev/null
   shimkit_total=
   command . "$shimkit_state/state.sh" 2>/dev/null && [ "$shimkit_on" = 1 ] &&
     [ -n "$shimkit_total" ] || return
@@ -76,6 +94,8 @@ shimkit_fast() {
   [ "$PWD" -ef . ] && shimkit_pick || return
   # (A caller that closed stderr has no fd 2 to keep: the runner's call.)
   command exec 8>&2 2>/dev/null || return
+  # A file size limit then fails a write (EFBIG), handed over, instead of killing the shell.
+  trap '' XFSZ
   # The record: created exclusively (noclobber) at the first free number;
   # each claim has a record, so calls 1 .. n-1 exist.
   shimkit_first "$shimkit_d/calls/" .json $((shimkit_n - 1))
@@ -96,15 +116,21 @@ shimkit_fast() {
   } >&9 || { shimkit_q=; exec 9>&- 2>&8 8>&-; return; }
   # The claim: the first free response, or what the call gets when none is
   # left. The marker is created exclusively too, naming the call's record.
+  # Made, it is this call's even if writing into it fails (a full disk):
+  # the runner then writes it.
   if [ "$shimkit_src" = queue ]; then
     set -C
-    until printf '{"seq":%s}\n' "$shimkit_q" >"$shimkit_d/claims/$shimkit_n"; do
+    until command : 2>/dev/null >"$shimkit_d/claims/$shimkit_n"; do
       [ -e "$shimkit_d/claims/$shimkit_n" ] || { shimkit_handover r; return; }
       shimkit_n=$((shimkit_n + 1))
       shimkit_which || { shimkit_handover r; return; }
       [ "$shimkit_src" = queue ] || break
     done
     set +C
+    if [ "$shimkit_src" = queue ]; then
+      printf '{"seq":%s}\n' "$shimkit_q" >>"$shimkit_d/claims/$shimkit_n" ||
+        { shimkit_handover c; return; }
+    fi
   fi
   if [ -n "$shimkit_r" ]; then
     printf '{"source":"%s","response":%s}\n' "$shimkit_src" "$shimkit_r"
@@ -118,7 +144,9 @@ shimkit_fast() {
   [ -z "$shimkit_delay" ] || shimkit_sleep "$shimkit_delay"
   trap '' PIPE
   shimkit_files || { shimkit_handover s0; return; }
+  ! shimkit_partial 1 "$shimkit_outlen" || { shimkit_handover s1; return; }
   printf "$shimkit_out" || { shimkit_handover s1; return; }
+  ! shimkit_partial 8 "$shimkit_errlen" || { shimkit_handover s2; return; }
   printf "$shimkit_err" >&8 || { shimkit_handover s2; return; }
   printf '{"status":"exited","exitCode":%s}\n' "$shimkit_code" >&9 ||
     { shimkit_handover "x$shimkit_code"; return; }

@@ -2,7 +2,7 @@ import { type FSWatcher, mkdirSync, readdirSync, readFileSync, watch } from 'nod
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
-import { writeFileAtomic } from '../queue/atomic.js';
+import { tryUnlink, writeFileAtomic } from '../queue/atomic.js';
 import {
   type LiveAnswer,
   type LiveCall,
@@ -147,9 +147,11 @@ export class LiveChannel {
   refresh(): void {
     const genDir = this.#genDir();
     const active = this.#handler !== undefined || this.#holds.length > 0;
-    if (!active) {
-      this.stop();
-      writeFileAtomic(livePath(genDir), JSON.stringify({ handler: false, holds: false }));
+    const say = this.#handler !== undefined || this.#holds.some((h) => h.waiting);
+    if (!say) {
+      // No marker: calls go on without asking, and the sh shim serves them again.
+      tryUnlink(livePath(genDir));
+      if (!active) this.stop();
       return;
     }
     mkdirSync(liveDir(genDir), { recursive: true, mode: 0o700 });

@@ -356,7 +356,11 @@ export class MockBinary {
     let pause = 2;
     for (;;) {
       this.#assertLive();
-      if (until === 'started' && countCalls(this.stateDir) >= n) return this.calls();
+      // Counted from the records readable (a record the sh shim is writing counts once written).
+      if (until === 'started' && countCalls(this.stateDir) >= n) {
+        const calls = this.calls();
+        if (calls.length >= n) return calls;
+      }
       if (until === 'finished') {
         const calls = this.calls();
         if (calls.filter((c) => c.status !== 'running').length >= n) return calls;

@@ -55,11 +55,12 @@ function systemCommand(name: string): string | undefined {
 const SH_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /**
  * Names a shell sets for itself whether or not the caller's env has them
- * (dash sets PS1, PS4, OPTIND and PPID; bash and busybox more), or the shim
+ * (dash sets PS1, PS4, OPTIND, PPID, and PATH when it is unset; bash as sh
+ * also TERM, SHELL, SHLVL, POSIXLY_CORRECT; busybox more), or the shim
  * uses: `$NAME` in the shell is not the env var the runner would record.
  */
 const SHELL_OWNED =
-  /^(?:_|IFS|PPID|PS[1-4]|OPTIND|OPTARG|OPTERR|LINENO|SECONDS|S?RANDOM|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE|E?UID|GROUPS|HIST[A-Z]*|MAILCHECK|COLUMNS|LINES|SHELLOPTS|BASHOPTS|BASH|BASH_[A-Z_]*|EPOCH[A-Z]*|PIPESTATUS|FUNCNAME|DIRSTACK|OLDPWD|shimkit_.*)$/;
+  /^(?:_|IFS|PPID|PS[1-4]|OPTIND|OPTARG|OPTERR|LINENO|SECONDS|S?RANDOM|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE|E?UID|GROUPS|HIST[A-Z]*|MAIL|MAILCHECK|MAILPATH|COLUMNS|LINES|SHELLOPTS|BASHOPTS|BASH|BASH_[A-Z_]*|EPOCH[A-Z]*|PIPESTATUS|FUNCNAME|DIRSTACK|OLDPWD|SHLVL|POSIXLY_CORRECT|TERM|SHELL|PATH|shimkit_.*)$/;
 
 /**
  * What the fast path can do for a mock with `config` on `platform`, or

@@ -95,11 +95,15 @@ export interface MockBinaryOptions {
   nodePath?: string;
   /**
    * POSIX: the shim serves static responses itself — output, exit code,
-   * delay, files — in about 2 ms instead of Node's 40 or more (requirement
-   * PERF-07). Calls behave and are recorded the same either way; a response
-   * the shell cannot act out exactly (a signal, a hang, chunks, stdin
-   * capture, routing, a live handler, more than 16 KiB of output …) runs
-   * the runner. `false`: every call runs the runner. Windows always does.
+   * delay, files — in 2–5 ms instead of Node's 25 or more (requirement
+   * PERF-07). Calls print, write and exit the same either way, and are
+   * recorded the same but for `claimMs` (none) and times (from the record
+   * file); a response the shell cannot act out exactly (a signal, a hang,
+   * chunks, stdin capture, routing, a live handler, more than 16 KiB of
+   * output …) runs the runner. During a delay the shell reacts to signals as
+   * a real command does, Node as Node does (it ignores SIGPIPE, starts its
+   * inspector on SIGUSR1). `false`: every call runs the runner. Windows
+   * always does. See docs/decisions/006-sh-fast-path.md.
    * @default true, unless the env sets SHIMKIT_FAST_PATH=0
    */
   fastPath?: boolean;
@@ -138,7 +142,8 @@ export interface MockCall {
   /**
    * Epoch milliseconds. For a call the sh shim served (see `fastPath`), the
    * birth time of its record file (its modification time where the file
-   * system keeps no birth time), to the file system clock's tick, a few ms.
+   * system keeps no birth time), to the file system clock's tick: it may
+   * read a few ms earlier than the moment the caller spawned the call.
    */
   startedAt: number;
   /** Epoch milliseconds; undefined while running or if the call was killed. */

@@ -119,12 +119,19 @@ export function decideClaim(
  * appending), or readers would take it for killed.
  */
 export class RecordedFailure extends Error {
+  /** Told apart by this, not by class: the runner's hot and cold halves each bundle their own copy. */
+  readonly recorded = true;
   constructor(
     override readonly cause: unknown,
     readonly fd: number,
   ) {
     super('claiming failed after the call was recorded');
   }
+}
+
+/** Whether `error` is a `RecordedFailure` (from either half of the runner). */
+export function isRecordedFailure(error: unknown): error is RecordedFailure {
+  return (error as { recorded?: unknown } | undefined)?.recorded === true;
 }
 
 /** Publish `fields` as the first line of the record at the first free number. */

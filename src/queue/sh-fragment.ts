@@ -12,25 +12,26 @@ import type { ShCapabilities, WireConfig, WireResponse, WireState } from './type
  *
  *   shimkit_delay=0.250                 seconds, for `sleep` (empty: none)
  *   shimkit_files() { "$shimkit_mkdir" -p -- 'a' && printf '…' >| 'a/b'; }
- *   shimkit_out='…'                     printf formats: the exact bytes
- *   shimkit_err='…'
+ *   shimkit_out='…' shimkit_outlen=3    printf formats: the exact bytes, and how many
+ *   shimkit_err='…' shimkit_errlen=0
  *   shimkit_code=0
  */
 
 /**
- * Output the shim writes itself, per stream. Above this the runner writes
- * it: a caller that never reads its pipe would block a shell forever, while
- * the runner gives up at the mock's timeout and says why. A fresh pipe
- * holds 16 KiB or more everywhere (64 KiB on Linux), so a write this size
- * never waits for the reader.
+ * Output the shim writes itself, per stream; more is the runner's. A fresh
+ * pipe holds 16 KiB or more everywhere (64 KiB on Linux), so a write this
+ * size into an empty pipe never waits for its reader. (A non-blocking
+ * stdout or stderr goes to the runner whatever the size: see
+ * `shimkit_partial` in shims/posix-fast.sh.)
  */
 export const SH_OUTPUT_LIMIT_BYTES = 16 * 1024;
 /** Bytes of files one response may write from the shim. */
 export const SH_FILES_LIMIT_BYTES = 64 * 1024;
 /**
- * The longest delay the shim sleeps out. A shell killed by SIGKILL while it
- * sleeps leaves its `sleep` running to the end (with no open pipes), so long
- * delays are the runner's; they cost seconds anyway, not Node's start.
+ * The longest delay the shim sleeps out. A shell killed by SIGKILL (or a
+ * signal it does not trap) while it sleeps leaves its `sleep` running to
+ * the end, holding no fd of the caller's but the /dev/null it was given, so
+ * long delays are the runner's; they cost seconds anyway, not Node's start.
  */
 export const SH_DELAY_LIMIT_MS = 2000;
 /** A delay must end this long before the mock's timeout: the runner times out one that is late. */
@@ -73,8 +74,8 @@ export function renderFragment(
     '# shimkit: a response as the sh shim serves it (see src/queue/sh-fragment.ts)',
     `shimkit_delay=${delay}`,
     `shimkit_files() { ${files.length > 0 ? files.join(' && ') : ':'}; }`,
-    `shimkit_out=${printfFormat(out)}`,
-    `shimkit_err=${printfFormat(err)}`,
+    `shimkit_out=${printfFormat(out)} shimkit_outlen=${out.length}`,
+    `shimkit_err=${printfFormat(err)} shimkit_errlen=${err.length}`,
     `shimkit_code=${response.exitCode ?? 0}`,
     '',
   ].join('\n');
@@ -104,7 +105,7 @@ function fileSteps(files: Record<string, string>, sh: ShCapabilities): string[] 
     const dir = posix.dirname(path);
     if (dir !== '.' && dir !== '/') {
       if (!sh.mkdir) return undefined;
-      steps.push(`"$shimkit_mkdir" -p -- ${shWord(dir)}`);
+      steps.push(`"$shimkit_mkdir" -p -- ${shWord(dir)} 8>&- 9>&-`);
     }
     steps.push(`printf ${printfFormat(data)} >| ${shWord(path)}`);
   }

@@ -150,8 +150,12 @@ function buildGeneration(stateDir: string, n: number): boolean {
  * part-way, the responses whose lines were written whole stay enqueued (a
  * call may have claimed one already, so they cannot be taken back), the rest
  * is cut off with its out files, and the error says how many made it.
- * Then, in a plain generation whose shim serves static responses, each new
- * line gets its `sh/<n>` (see sh-fragment.ts).
+ *
+ * In a plain generation whose shim serves static responses, each new line
+ * gets its `sh/<n>` (see sh-fragment.ts) *before* the append, and `state.sh`
+ * its new count after: a shell that finds `sh/<count + 1>` knows lines may be
+ * coming that it does not know yet, and leaves the call to the runner, so no
+ * call answers "repeat" once a later response was served.
  *
  * One writer at a time per state dir: the line numbers of `sh/<n>` come
  * from counting the queue before the append, which two processes appending
@@ -161,7 +165,7 @@ export function appendToQueue(stateDir: string, responses: readonly WireResponse
   const state = readState(stateDir);
   const genDir = generationPath(stateDir, state.generation);
   const outFiles: string[][] = [];
-  let first: number;
+  const sh = new Fragments(stateDir, state);
   try {
     const lines = responses.map((response) => {
       const files: string[] = [];
@@ -169,57 +173,89 @@ export function appendToQueue(stateDir: string, responses: readonly WireResponse
       return Buffer.from(`${JSON.stringify(externalise(genDir, response, files))}\n`);
     });
     if (responses.some((r) => r.match !== undefined || r.times !== undefined)) markRouted(genDir);
-    first = appendLines(queuePath(genDir), lines);
+    appendLines(queuePath(genDir), lines, (first) => sh.write(first, responses));
   } catch (error) {
     const kept = error instanceof PartialAppend ? error.whole : 0;
     const cause = error instanceof PartialAppend ? error.cause : error;
     for (const files of outFiles.slice(kept)) for (const file of files) tryUnlink(file);
+    sh.settle(kept);
     const path = (cause as { path?: unknown } | undefined)?.path;
     const failure = stateError(cause, typeof path === 'string' ? path : genDir, 'test');
     if (kept > 0) {
       failure.message += ` (${kept} of ${responses.length} responses were enqueued before it failed)`;
     }
-    if (error instanceof PartialAppend && kept > 0) {
-      writeFragments(stateDir, state, error.first, responses.slice(0, kept));
-    }
     throw failure;
   }
-  writeFragments(stateDir, state, first, responses);
+  sh.settle(responses.length);
 }
 
 /**
- * `sh/<n>` for queue lines `first`… (and an empty one, "ask the runner", for
- * any earlier line that has none: a writer that died between its append and
- * this), then `state.sh` with the new count. Each appears whole (a temp file
+ * The `sh/<n>` files of one append. Each appears whole (a temp file
  * renamed). If one cannot be written (a full disk), the shim is switched off
  * for this mock by removing `state.sh`, which needs no space: calls still
  * get every response, from the runner. Routed generations have none: the
  * shim hands them over.
  */
-function writeFragments(
-  stateDir: string,
-  state: WireState,
-  first: number,
-  responses: readonly WireResponse[],
-): void {
-  const { config } = state;
-  const { sh } = config;
-  const genDir = generationPath(stateDir, state.generation);
-  if (!sh || existsSync(routedPath(genDir))) return;
-  try {
-    const have = firstFree((n) => existsSync(fragmentPath(genDir, n)), first - 1);
-    for (let n = have; n < first; n++) writeFileAtomic(fragmentPath(genDir, n), '');
-    responses.forEach((response, i) => {
-      writeFileAtomic(fragmentPath(genDir, first + i), renderFragment(response, config, sh));
-    });
-    const total = first + responses.length - 1;
-    writeFileAtomic(shStatePath(stateDir), shStateText(state, total));
-  } catch (error) {
+class Fragments {
+  readonly #stateDir: string;
+  readonly #state: WireState;
+  readonly #genDir: string;
+  #first = 0;
+  #written = 0;
+  #off = false;
+
+  constructor(stateDir: string, state: WireState) {
+    this.#stateDir = stateDir;
+    this.#state = state;
+    this.#genDir = generationPath(stateDir, state.generation);
+    this.#off = !state.config.sh;
+  }
+
+  /**
+   * `sh/<n>` for queue lines `first`…, and an empty one ("ask the runner")
+   * for any earlier line that has none (a writer that died between its
+   * append and its `state.sh`, a line appended by hand).
+   */
+  write(first: number, responses: readonly WireResponse[]): void {
+    const { sh } = this.#state.config;
+    this.#first = first;
+    if (!sh || this.#off || existsSync(routedPath(this.#genDir))) {
+      this.#off = true;
+      return;
+    }
     try {
-      unlinkSync(shStatePath(stateDir));
+      const path = (n: number) => fragmentPath(this.#genDir, n);
+      const have = firstFree((n) => existsSync(path(n)), first - 1);
+      for (let n = have; n < first; n++) writeFileAtomic(path(n), '');
+      for (const [i, response] of responses.entries()) {
+        writeFileAtomic(path(first + i), renderFragment(response, this.#state.config, sh));
+        this.#written = i + 1;
+      }
+    } catch (error) {
+      this.#switchOff(error);
+    }
+  }
+
+  /** `kept` lines were appended: the count in `state.sh`, and no `sh/<n>` past them. */
+  settle(kept: number): void {
+    if (this.#off || this.#first === 0) return; // off, or the append failed before it began
+    for (let i = kept; i < this.#written; i++)
+      tryUnlink(fragmentPath(this.#genDir, this.#first + i));
+    try {
+      const total = this.#first + kept - 1;
+      writeFileAtomic(shStatePath(this.#stateDir), shStateText(this.#state, total));
+    } catch (error) {
+      this.#switchOff(error);
+    }
+  }
+
+  #switchOff(error: unknown): void {
+    this.#off = true;
+    try {
+      unlinkSync(shStatePath(this.#stateDir));
     } catch (cause) {
       if (errnoCode(cause) !== 'ENOENT') {
-        throw stateError(error, fragmentPath(genDir, first), 'test');
+        throw stateError(error, fragmentPath(this.#genDir, this.#first), 'test');
       }
     }
   }
@@ -250,18 +286,23 @@ class PartialAppend extends Error {
 }
 
 /**
- * One write to the end of the queue; returns the line number of the first
+ * One write to the end of the queue, after `before(first)`; returns the line number of the first
  * new line. If the line before lacks its newline (a
  * hand edit), the newline goes first, so the new lines never merge into it.
  * If the write fails part-way, the lines written whole stay and the rest is
  * cut off, so no reader ever meets a line without its newline for long.
  */
-function appendLines(file: string, lines: readonly Buffer[]): number {
+function appendLines(
+  file: string,
+  lines: readonly Buffer[],
+  before: (first: number) => void,
+): number {
   const fd = openSync(file, 'a+', 0o600);
   try {
     const start = fstatSync(fd).size;
     const lead = Buffer.from(start > 0 && lastByte(fd, start) !== 0x0a ? '\n' : '');
     const first = linesUpTo(file, fd, start) + lead.length + 1;
+    before(first);
     const data = Buffer.concat([lead, ...lines]);
     let written = 0;
     try {

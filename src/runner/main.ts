@@ -2,7 +2,7 @@ import { writeBytes } from '../queue/atomic.js';
 import {
   type Claim,
   claimCall,
-  RecordedFailure,
+  isRecordedFailure,
   type RoutedClaimer,
   stopAt,
 } from '../queue/claim.js';
@@ -57,7 +57,7 @@ function main(argv: string[]): void {
     else
       claim = claimCall(stateDir, (config) => describeCall(args, startedAt, config), claimRouted);
   } catch (error) {
-    const recorded = error instanceof RecordedFailure ? error : undefined;
+    const recorded = isRecordedFailure(error) ? error : undefined;
     const message = cold().describeFailure(recorded?.cause ?? error, stateDir);
     if (recorded) cold().endRecord(recorded.fd, message);
     die(message);

@@ -1,4 +1,13 @@
-import { existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { writeBytes } from '../queue/atomic.js';
 import {
   type CallFields,
@@ -7,9 +16,10 @@ import {
   RecordedFailure,
   type RoutedClaimer,
 } from '../queue/claim.js';
-import { ProtocolError } from '../queue/errors.js';
+import { errnoCode, ProtocolError } from '../queue/errors.js';
 import {
   callPath,
+  claimPath,
   GENERATION_PATTERN,
   generationPath,
   queuePath,
@@ -60,17 +70,21 @@ export function resumeClaim(
   }
   const genDir = generationPath(stateDir, generation);
   const file = callPath(genDir, seq);
-  const fd = openSync(file, 'a');
+  const fd = openRecord(file);
   try {
     const { config } = readState(stateDir);
     const queueText = readText(queuePath(genDir));
     const total = countLines(queueText);
     const routed = total > 0 && existsSync(routedPath(genDir));
-    const parsed = parseRecord(readFileSync(file), seq, file, () =>
+    const bytes = readFileSync(file);
+    const parsed = parseRecord(bytes, seq, file, () =>
       recordTimes(fstatSync(fd, { bigint: true })),
     );
     if (!parsed)
       throw new ProtocolError('the sh shim handed over a call whose record is incomplete', file);
+    // A line the shell could not finish (a full disk) is cut off, so the next one stands alone.
+    const whole = Math.max(bytes.lastIndexOf(0x0a), bytes.lastIndexOf(0)) + 1;
+    if (whole < bytes.length) ftruncateSync(fd, whole);
     const { source: _s, response: _r, ...fields } = parsed;
     const queue = { config, genDir, routed, queueText, total };
     let decision: { source: ResponseSource; response?: number };
@@ -83,6 +97,13 @@ export function resumeClaim(
           ? { source: source as ResponseSource }
           : { source: source as ResponseSource, response: Number(responseText) };
     }
+    if (step === 'c') {
+      // The shell may have handed over before its claim line, or before
+      // writing its claim marker (made, so this call's): both are written now.
+      if (decision.source === 'queue')
+        nameClaim(claimPath(genDir, decision.response as number), seq);
+      writeBytes(fd, Buffer.from(recordLine(decision)));
+    }
     return {
       claim: { ...queue, record: { ...parsed, ...decision }, fd },
       step: step as ResumeStep,
@@ -90,6 +111,26 @@ export function resumeClaim(
   } catch (error) {
     throw new RecordedFailure(error, fd);
   }
+}
+
+/**
+ * The record, open for appending. The shell created it with the caller's
+ * umask, which may leave even its owner without write permission (0444):
+ * the owner may always add it back.
+ */
+function openRecord(file: string): number {
+  try {
+    return openSync(file, 'a');
+  } catch (error) {
+    if (errnoCode(error) !== 'EACCES') throw error;
+    chmodSync(file, statSync(file).mode | 0o200);
+    return openSync(file, 'a');
+  }
+}
+
+/** A claim marker the shell made but could not write into names call `seq`. */
+function nameClaim(marker: string, seq: number): void {
+  if (readFileSync(marker).length === 0) appendFileSync(marker, `{"seq":${seq}}\n`);
 }
 
 /**

@@ -3,11 +3,19 @@
 // "runner-only"); this file checks that the two agree byte for byte, under
 // dash, bash and busybox sh, and that the shell hands over exactly.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMockBinary, type MockBinary, type MockResponse } from '../../src/index.js';
 import { MockExitCode } from '../../src/queue/exit-codes.js';
 import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
@@ -375,6 +383,122 @@ describe('PERF-07 the shell hands a call it started over to the runner', () => {
     ]);
   });
 });
+
+describe('PERF-07 what the reviewers broke', () => {
+  it('PERF-07 a non-blocking stdout that is nearly full: the output arrives exactly once on both paths', async () => {
+    // The pipe holds 60,000 bytes already; a 10,000-byte response cannot go in one write.
+    const script = [
+      'import fcntl, os, subprocess, sys',
+      'r, w = os.pipe()',
+      'os.write(w, b"x" * 60000)',
+      'fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)',
+      'p = subprocess.Popen([sys.argv[1]], stdout=w)',
+      'os.close(w)',
+      'data = b""',
+      'while True:',
+      '    chunk = os.read(r, 65536)',
+      '    if not chunk: break',
+      '    data += chunk',
+      'print(p.wait(), len(data) - 60000)',
+    ].join('\n');
+    for (const fastPath of [true, false]) {
+      await using git = createMockBinary('git', {
+        responses: [{ stdout: 'y'.repeat(10_000) }],
+        fastPath,
+      });
+      const r = await runCommand('python3', ['-c', script, git.path]);
+      expect(r.stdout.toString(), r.stderr.toString()).toBe('0 10000\n');
+      expect(git.lastCall()).toMatchObject({ status: 'exited', exitCode: 0 });
+    }
+  });
+
+  it("PERF-07 a call SIGKILLed in its delay leaves no process holding the caller's stdout, stderr or its record", async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'late\n', delayMs: 1800 }] });
+    const dir = testDir();
+    const [out, err] = [join(dir, 'out'), join(dir, 'err')];
+    // The caller's stdout and stderr are files here, so whoever holds them can be seen.
+    const child = spawnTracked('sh', ['-c', 'exec "$0" >"$1" 2>"$2"', git.path, out, err]);
+    const done = completion(child);
+    await vi.waitFor(() => expect(sleepers()).not.toEqual([]), { timeout: 5000, interval: 5 });
+    child.kill('SIGKILL');
+    expect((await done).signal).toBe('SIGKILL');
+    const record = join(generationDir(git), 'calls', '1.json');
+    for (const pid of sleepers()) {
+      const held = readdirSync(`/proc/${pid}/fd`).map((fd) => readlinkFd(pid, fd));
+      for (const file of [out, err, record])
+        expect(held, `sleep ${pid} holds ${file}`).not.toContain(file);
+    }
+  });
+
+  it('PERF-07 an enqueue under way (sh/<count + 1> there, state.sh not yet rewritten): an exhausted call goes to the runner, never a stale repeat', async () => {
+    await using git = createMockBinary('git', { responses: responses(1) });
+    expect((await runCommand(git.path)).stdout.toString()).toBe('r1\n');
+    writeFileSync(join(generationDir(git), 'sh', '2'), ''); // as the writer leaves it mid-enqueue
+    expect((await runCommand(git.path)).stdout.toString()).toBe('r1\n');
+    expect([isShRecord(git, 1), isShRecord(git, 2)]).toEqual([true, false]);
+  });
+
+  it('PERF-07 handle() and then handle(undefined): the live marker goes, and the shell serves calls again', async () => {
+    await using git = createMockBinary('git', { responses: responses(2) });
+    git.handle(() => ({ stdout: 'handled\n' }));
+    git.handle(undefined);
+    expect((await runCommand(git.path)).stdout.toString()).toBe('r1\n');
+    expect(isShRecord(git, 1)).toBe(true);
+  });
+
+  it('PERF-07 a file size limit (ulimit -f 0): both paths fail the same way, with the diagnostic', async () => {
+    const seen = [];
+    for (const fastPath of [true, false]) {
+      await using git = createMockBinary('git', { responses: responses(1), fastPath });
+      const r = await runCommand('sh', ['-c', 'ulimit -f 0; exec "$0"', git.path]);
+      seen.push([r.code, r.signal, r.stderr.toString().replaceAll(git.stateDir, '<state>')]);
+    }
+    expect(seen[0]?.[0]).toBe(MockExitCode.broken);
+    expect(seen[0]?.[2]).toMatch(/^shimkit: could not write .*EFBIG/);
+    expect(seen[1]).toEqual(seen[0]);
+  });
+
+  it.skipIf(!commandPath('bash'))(
+    'PERF-07 bash as sh with functions exported in the env (pwd, printf): the shell still uses its builtins',
+    async () => {
+      await using git = createMockBinary('git', { responses: responses(1) });
+      const dir = testDir();
+      const env = {
+        ...process.env,
+        'BASH_FUNC_pwd%%': '() { echo /fake; }',
+        'BASH_FUNC_printf%%': '() { echo faked; }',
+      };
+      const r = await runCommand(
+        'python3',
+        [EXEC_RAW, commandPath('bash') as string, git.path, Buffer.from(dir).toString('hex')],
+        { env },
+      );
+      expect([r.code, r.stdout.toString()]).toEqual([0, 'r1\n']);
+      expect(git.lastCall()?.cwd).toBe(dir);
+      expect(isShRecord(git, 1)).toBe(true);
+    },
+  );
+});
+
+/** Pids of `sleep` processes the fast path started (their command line holds the delay). */
+function sleepers(): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    if (!/^[0-9]+$/.test(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes('1.800');
+    } catch {
+      return false;
+    }
+  });
+}
+
+function readlinkFd(pid: string, fd: string): string {
+  try {
+    return readlinkSync(`/proc/${pid}/fd/${fd}`);
+  } catch {
+    return '(gone)';
+  }
+}
 
 describe('PERF-07 MB-06 recorded env', () => {
   it("PERF-07 MB-06 recordEnv keys a shell sets for itself (PS4, OPTIND, PPID, IFS, _) are recorded as the caller's env has them, on both paths", async () => {
