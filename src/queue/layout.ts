@@ -15,7 +15,7 @@ import { sep } from 'node:path';
  *   <state>/g1/claims/<n>-<k>   routed generations: slot k of a response with `times` > 1
  *   <state>/g1/routed           exists once a response has `match` or `times` (see route-claim.ts)
  *   <state>/g1/sh/<n>           response n as the sh shim serves it (see sh-fragment.ts); empty when
- *                               only the runner can act it out. Written after line n, in plain generations only.
+ *                               only the runner can act it out. Written just before line n, in plain generations only.
  *   <state>/state.sh            the live generation for the sh shim (`shimkit_gen=g1 shimkit_on=1`)
  *   <state>/default.sh          the `default` response, and `fallback.sh` the `onExhausted` one, as sh/<n>
  *

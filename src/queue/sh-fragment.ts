@@ -5,7 +5,7 @@ import type { ShCapabilities, WireConfig, WireResponse, WireState } from './type
 /**
  * Responses as the POSIX shim serves them itself, without starting Node
  * (requirement PERF-07; the shim's side is shims/posix-fast.sh). The writer
- * renders each response of a plain generation, after its queue line, into
+ * renders each response of a plain generation, just before its queue line, into
  * `sh/<n>`: a few lines of sh that set what the call does. A response the
  * shim cannot act out exactly gets an empty file, and its call runs the
  * runner. The shim decides from the file's size alone, never by parsing.
