@@ -9,7 +9,8 @@ export const DEFAULT_MAX_FRAME = 64 * 1024 * 1024;
 
 export interface FrameDecoderOptions {
   /**
-   * How frames are delimited: `'u32be'` is a 4-byte big-endian length, then the body.
+   * How frames are delimited: `'u32be'` is a 4-byte big-endian length, then the body
+   * (`'u32le'`, `'u16be'`: see `Framing`).
    * @default 'u32be'
    */
   framing?: Framing;

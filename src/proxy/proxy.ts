@@ -53,7 +53,8 @@ export interface FrameProxyOptions<L extends Address = Address> {
    */
   upstream: Address;
   /**
-   * How frames are delimited. `'u32be'`: a 4-byte big-endian length, then the body.
+   * How frames are delimited. `'u32be'`: a 4-byte big-endian length, then the body;
+   * `'u32le'` and `'u16be'` as their names say (see `Framing`).
    * @default 'u32be'
    */
   framing?: Framing;
