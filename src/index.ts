@@ -73,6 +73,7 @@ export type { WayCount } from './proxy/counters.js';
 export { FrameDecoder, type FrameDecoderOptions } from './proxy/decoder.js';
 export {
   FrameDecodeError,
+  FrameMalformedError,
   FrameTooLargeError,
   ProxyListenError,
   StreamEndedError,
@@ -96,6 +97,7 @@ export {
   type FrameProxyStats,
 } from './proxy/proxy.js';
 export { createFrameReader, FrameReader, type FrameReaderOptions } from './proxy/reader.js';
+export type { Framer } from './proxy/splitters.js';
 export { ProtocolError, StateWriteError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';
 export type { AnyValue, ArgMatcher, MockMatch, ResponseSource } from './queue/types.js';

@@ -2,9 +2,11 @@ import type { Socket } from 'node:net';
 import type { Clock } from './clock.js';
 import { Tally, type WayCount } from './counters.js';
 import type { FaultAction, Rule, Way } from './faults.js';
-import type { LengthPrefix } from './framing.js';
+import type { PumpContext } from './frame-pump.js';
+import type { Wire } from './framing.js';
 import { Outbox } from './outbox.js';
-import { Pump, type PumpContext } from './pump.js';
+import { Pump } from './pump.js';
+import { SplitPump } from './split-pump.js';
 
 /** How a connection is closed on cue: FIN (a clean end) or RST (a reset, where the transport has one). */
 export type SeverMode = 'fin' | 'rst';
@@ -12,14 +14,21 @@ export type SeverMode = 'fin' | 'rst';
 /** @internal What a connection needs from its proxy. */
 export interface ConnectionHost {
   clock: Clock;
-  framing: LengthPrefix;
+  framing: Wire;
   maxFrameBytes: number;
   seed: number;
   outboxLimit: number;
   total: Tally;
   match(connection: number, way: Way, frame: number): Rule | undefined;
   mayHit(connection: number, way: Way): boolean;
-  tooLarge(connection: number, way: Way, frame: number, declaredLength: number): void;
+  tooLarge(
+    connection: number,
+    way: Way,
+    frame: number,
+    declaredLength: number,
+    atLeast?: boolean,
+  ): void;
+  malformed(connection: number, way: Way, frame: number, reason: string): void;
   faulted(connection: number, way: Way, frame: number, action: FaultAction): void;
   onFrame: ((connection: number, way: Way, frame: number, length: number) => void) | undefined;
 }
@@ -42,7 +51,7 @@ export class ProxyConnection {
   readonly #client: Socket;
   readonly #upstream: Socket;
   readonly #tally: Tally;
-  readonly #pumps: Record<Way, Pump>;
+  readonly #pumps: Record<Way, Pump | SplitPump>;
   readonly #outboxes: Record<Way, Outbox>;
   #open = true;
   #closing = false;
@@ -64,9 +73,13 @@ export class ProxyConnection {
       now: () => host.clock.now(),
       match: (way, frame) => host.match(id, way, frame),
       mayHit: (way) => host.mayHit(id, way),
-      tooLarge: (way, frame, length) => {
+      tooLarge: (way, frame, length, atLeast) => {
         this.sever({ mode: 'fin' });
-        host.tooLarge(id, way, frame, length);
+        host.tooLarge(id, way, frame, length, atLeast);
+      },
+      malformed: (way, frame, reason) => {
+        this.sever({ mode: 'fin' });
+        host.malformed(id, way, frame, reason);
       },
       faulted: (way, frame, action) => {
         this.#tally.fault(action);
@@ -87,10 +100,12 @@ export class ProxyConnection {
       c2s: new Outbox('c2s', client, upstream, this.#tally, host.clock, host.outboxLimit),
       s2c: new Outbox('s2c', upstream, client, this.#tally, host.clock, host.outboxLimit),
     };
-    this.#pumps = {
-      c2s: new Pump('c2s', this.#outboxes.c2s, host.framing, context),
-      s2c: new Pump('s2c', this.#outboxes.s2c, host.framing, context),
-    };
+    const framing = host.framing;
+    const pump = (way: Way) =>
+      framing.kind === 'split'
+        ? new SplitPump(way, this.#outboxes[way], framing, context)
+        : new Pump(way, this.#outboxes[way], framing, context);
+    this.#pumps = { c2s: pump('c2s'), s2c: pump('s2c') };
     client.on('data', (chunk: Buffer) => this.#pumps.c2s.data(chunk));
     upstream.on('data', (chunk: Buffer) => this.#pumps.s2c.data(chunk));
     // Half-close: one side ending its writes ends the other side's, after what was forwarded.

@@ -2,7 +2,9 @@ import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { checkOptionKeys } from '../internal/options.js';
 import { FrameDecodeError } from './errors.js';
-import { type Framing, type LengthPrefix, resolveFraming } from './framing.js';
+import { type Framing, resolveFraming, type Wire } from './framing.js';
+import type { LengthPrefix } from './length-prefix.js';
+import { type Cursor, type Framer, SplitError } from './splitters.js';
 
 /** @internal The default of `maxFrameBytes`, for the proxy and the decoder alike. */
 export const DEFAULT_MAX_FRAME = 64 * 1024 * 1024;
@@ -10,13 +12,15 @@ export const DEFAULT_MAX_FRAME = 64 * 1024 * 1024;
 export interface FrameDecoderOptions {
   /**
    * How frames are delimited: `'u32be'` is a 4-byte big-endian length, then the body
-   * (`'u32le'`, `'u16be'`: see `Framing`).
+   * (`'u32le'`, `'u16be'`, `'lines'`, `'content-length'`, `'raw'`: see `Framing`),
+   * or a `Framer` of your own.
    * @default 'u32be'
    */
-  framing?: Framing;
+  framing?: Framing | Framer;
   /**
-   * A header declaring more stops decoding with a `FrameDecodeError` (the
-   * stream is out of step, or the peer speaks another framing).
+   * A header declaring more (or a line running longer) stops decoding with a
+   * `FrameDecodeError` (the stream is out of step, or the peer speaks another
+   * framing). Does not apply to `'raw'`.
    * @default 67108864 (64 MiB)
    */
   maxFrameBytes?: number;
@@ -34,8 +38,10 @@ export interface FrameDecoderOptions {
  * });
  */
 export class FrameDecoder {
-  readonly #framing: LengthPrefix;
+  readonly #framing: Wire;
   readonly #max: number;
+  /** For the framings found by looking at the bytes (lines, content-length, raw, custom). */
+  readonly #cursor: Cursor | undefined;
   /** Bytes received and not yet returned, in arrival order (a partial frame, header included). */
   #chunks: Buffer[] = [];
   #buffered = 0;
@@ -48,6 +54,7 @@ export class FrameDecoder {
     checkOptionKeys(options, ['framing', 'maxFrameBytes'], 'new FrameDecoder()');
     this.#framing = resolveFraming(options.framing, 'the `framing` option of new FrameDecoder()');
     this.#max = checkMaxFrameBytes(options.maxFrameBytes, this.#framing, 'new FrameDecoder()');
+    this.#cursor = this.#framing.kind === 'split' ? this.#framing.cursor(this.#max) : undefined;
   }
 
   /**
@@ -68,7 +75,9 @@ export class FrameDecoder {
     }
     const frames: Buffer[] = [];
     try {
-      this.#split(frames);
+      if (this.#cursor) {
+        if (chunk.length > 0) this.#splitDelimited(this.#cursor, frames);
+      } else this.#split(frames);
     } finally {
       // What is left of `chunk` is the last buffered piece: copy it, so the caller may reuse `chunk`.
       const last = this.#chunks.length - 1;
@@ -79,12 +88,51 @@ export class FrameDecoder {
     return frames;
   }
 
+  /**
+   * The framings found by looking at the bytes: the newest chunk is the last
+   * buffered piece; whatever comes before it is the frame under way.
+   */
+  #splitDelimited(cursor: Cursor, frames: Buffer[]): void {
+    const chunk = this.#chunks.pop();
+    if (!chunk) return;
+    this.#buffered -= chunk.length;
+    let pos = 0;
+    while (pos < chunk.length) {
+      let end: number;
+      try {
+        end = cursor.end(chunk, pos);
+      } catch (error) {
+        if (!(error instanceof SplitError)) throw error;
+        this.#chunks.push(chunk.subarray(pos));
+        this.#buffered += chunk.length - pos;
+        this.#failed = new FrameDecodeError({
+          frame: this.#decoded + 1,
+          declaredLength: error.length,
+          atLeast: error.atLeast,
+          maxFrameBytes: this.#max,
+          reason: error.reason,
+          framing: this.#framing.name,
+        });
+        throw this.#failed;
+      }
+      const to = end < 0 ? chunk.length : end;
+      this.#chunks.push(chunk.subarray(pos, to));
+      this.#buffered += to - pos;
+      pos = to;
+      if (end < 0) return;
+      const wire = this.#take(this.#buffered);
+      frames.push(Buffer.from(cursor.body(wire)));
+      this.#decoded += 1;
+    }
+  }
+
   #split(frames: Buffer[]): void {
-    const size = this.#framing.headerBytes;
+    const framing = this.#framing as LengthPrefix;
+    const size = framing.headerBytes;
     for (;;) {
       if (this.#length === undefined) {
         if (this.#buffered < size) return;
-        const length = this.#framing.read(this.#peek(size), 0);
+        const length = framing.read(this.#peek(size), 0);
         if (length > this.#max) {
           this.#failed = new FrameDecodeError({
             frame: this.#decoded + 1,
@@ -110,7 +158,7 @@ export class FrameDecoder {
 
   /** The body length the unfinished frame's header declares, once that header has arrived. */
   get declaredLength(): number | undefined {
-    return this.#length;
+    return this.#cursor ? this.#cursor.declared : this.#length;
   }
 
   /** Frames returned so far. */
@@ -172,7 +220,7 @@ export class FrameDecoder {
 }
 
 /** @internal `maxFrameBytes`: an integer from 0 to what the framing's header can hold. */
-export function checkMaxFrameBytes(value: unknown, framing: LengthPrefix, where: string): number {
+export function checkMaxFrameBytes(value: unknown, framing: Wire, where: string): number {
   if (value === undefined) return Math.min(DEFAULT_MAX_FRAME, framing.maxLength);
   if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > framing.maxLength) {
     throw new InvalidOptionError(

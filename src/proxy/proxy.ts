@@ -22,7 +22,7 @@ import { type Clock, realClock } from './clock.js';
 import { type ConnectionStats, ProxyConnection, type SeverMode } from './connection.js';
 import { Tally, type WayCount } from './counters.js';
 import { checkMaxFrameBytes } from './decoder.js';
-import { FrameTooLargeError, UpstreamConnectError } from './errors.js';
+import { FrameMalformedError, FrameTooLargeError, UpstreamConnectError } from './errors.js';
 import {
   type FaultAction,
   type FaultRule,
@@ -33,7 +33,8 @@ import {
   type SeedFaultPlan,
   type Way,
 } from './faults.js';
-import { type Framing, type LengthPrefix, resolveFraming } from './framing.js';
+import { type Framing, resolveFraming, type Wire } from './framing.js';
+import type { Framer } from './splitters.js';
 import { count } from './words.js';
 
 /**
@@ -54,12 +55,15 @@ export interface FrameProxyOptions<L extends Address = Address> {
   upstream: Address;
   /**
    * How frames are delimited. `'u32be'`: a 4-byte big-endian length, then the body;
-   * `'u32le'` and `'u16be'` as their names say (see `Framing`).
+   * `'u32le'` and `'u16be'` as their names say; `'lines'` (NDJSON, JSON-RPC),
+   * `'content-length'` (LSP), `'raw'` (chunks as read): see `Framing`. Or a
+   * `Framer` of your own.
    * @default 'u32be'
    */
-  framing?: Framing;
+  framing?: Framing | Framer;
   /**
-   * A header declaring more closes that connection with a `FrameTooLargeError`.
+   * A header declaring more (or a line running longer) closes that connection
+   * with a `FrameTooLargeError`. Does not apply to `'raw'`.
    * @default 67108864 (64 MiB)
    */
   maxFrameBytes?: number;
@@ -112,7 +116,7 @@ interface ProxyInit {
   listen: ResolvedAddress;
   upstream: ResolvedAddress;
   rules: Rule[];
-  framing: LengthPrefix;
+  framing: Wire;
   maxFrameBytes: number;
   seed: number;
   clock: Clock;
@@ -125,7 +129,7 @@ interface ProxyInit {
  * type of {@link FrameProxy.address}.
  *
  * Events: `'connection'` (ProxyConnection), `'fault'` (FaultEvent), `'frame'`
- * (FrameEvent), `'error'` (FrameTooLargeError, UpstreamConnectError — kept in
+ * (FrameEvent), `'error'` (FrameTooLargeError, FrameMalformedError, UpstreamConnectError — kept in
  * `errors()` too, and only emitted when someone listens, so an expected fault
  * never crashes the test), `'close'`.
  *
@@ -209,7 +213,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     return { ...this.#total.snapshot(), connections: this.connections.map((c) => c.stats()) };
   }
 
-  /** Errors so far (FrameTooLargeError, UpstreamConnectError), also emitted as `'error'` when listened to. */
+  /** Errors so far (FrameTooLargeError, FrameMalformedError, UpstreamConnectError), also emitted as `'error'` when listened to. */
   errors(): Error[] {
     return [...this.#errors];
   }
@@ -353,14 +357,31 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
       match: (connection: number, way: Way, frame: number) =>
         matchRule(this.#rules, way, connection, frame, seed),
       mayHit: (connection: number, way: Way) => mayHit(this.#rules, way, connection),
-      tooLarge: (connection: number, way: Way, frame: number, declaredLength: number) =>
+      tooLarge: (
+        connection: number,
+        way: Way,
+        frame: number,
+        declaredLength: number,
+        atLeast?: boolean,
+      ) =>
         this.#report(
           new FrameTooLargeError({
             connection,
             direction: way,
             frame,
             declaredLength,
+            atLeast,
             maxFrameBytes,
+          }),
+        ),
+      malformed: (connection: number, way: Way, frame: number, reason: string) =>
+        this.#report(
+          new FrameMalformedError({
+            connection,
+            direction: way,
+            frame,
+            framing: framing.name,
+            reason,
           }),
         ),
       faulted: (connection: number, way: Way, frame: number, action: FaultAction) => {

@@ -1,24 +1,7 @@
-import type { FaultAction, Rule, Way } from './faults.js';
-import { draw } from './faults.js';
-import type { LengthPrefix } from './framing.js';
+import type { Rule, Way } from './faults.js';
+import { FramePump, type PumpContext } from './frame-pump.js';
+import type { LengthPrefix } from './length-prefix.js';
 import type { Outbox } from './outbox.js';
-
-/** @internal What a pump needs from its connection and proxy. */
-export interface PumpContext {
-  readonly connection: number;
-  readonly maxFrameBytes: number;
-  readonly seed: number;
-  now(): number;
-  /** The rule that hits this frame, if any. */
-  match(way: Way, frame: number): Rule | undefined;
-  /** Whether any rule could hit this direction of this connection (else skip matching). */
-  mayHit(way: Way): boolean;
-  tooLarge(way: Way, frame: number, declaredLength: number): void;
-  faulted(way: Way, frame: number, action: FaultAction): void;
-  sever(mode: 'fin' | 'rst', after?: Outbox): void;
-  /** Report each forwarded frame (only when someone listens). */
-  onFrame: ((way: Way, frame: number, length: number) => void) | undefined;
-}
 
 interface Capture {
   frame: number;
@@ -35,7 +18,7 @@ interface Capture {
  * and acted on. A partial header at the end of a chunk is held back until the
  * frame's number is known, so a targeted frame never leaks a byte early.
  */
-export class Pump {
+export class Pump extends FramePump {
   #frame = 0;
   #header = Buffer.alloc(8);
   #headerHave = 0;
@@ -43,34 +26,34 @@ export class Pump {
   #inBody = false;
   #bodyLength = 0;
   #capture: Capture | undefined;
-  #held: Buffer | undefined;
-  #stopped = false;
   readonly #skipped = { frames: 0 };
 
   constructor(
-    private readonly way: Way,
-    private readonly out: Outbox,
+    way: Way,
+    out: Outbox,
     private readonly framing: LengthPrefix,
-    private readonly ctx: PumpContext,
-  ) {}
+    ctx: PumpContext,
+  ) {
+    super(way, out, ctx);
+  }
 
   get framesSeen(): number {
     return this.#frame;
   }
 
-  stop(): void {
-    this.#stopped = true;
+  protected encode(body: Buffer): Buffer {
+    return Buffer.concat([this.framing.write(body.length), body]);
   }
 
   data(chunk: Buffer): void {
-    if (this.#stopped) return;
+    if (this.stopped) return;
     const size = this.framing.headerBytes;
     const len = chunk.length;
     // Looked up once a chunk, not once a frame: this loop is the hot path.
     const hits = this.ctx.mayHit(this.way);
     const report = this.ctx.onFrame;
     const max = this.ctx.maxFrameBytes;
-    const untouched = !hits && !report && !this.#held;
+    const untouched = !hits && !report && !this.held;
     let pos = 0;
     let seg = 0; // start of the untouched bytes not yet forwarded
     let done = 0; // whole frames in [seg, pos)
@@ -110,12 +93,12 @@ export class Pump {
         const frame = ++this.#frame;
         if (length > max) {
           this.#forward(chunk, seg, start, done);
-          this.#stopped = true;
+          this.stopped = true;
           this.ctx.tooLarge(this.way, frame, length);
           return;
         }
         const rule = hits ? this.ctx.match(this.way, frame) : undefined;
-        if (rule || this.#held) {
+        if (rule || this.held) {
           this.#forward(chunk, seg, start, done);
           done = 0;
           const header = Buffer.allocUnsafe(size);
@@ -144,8 +127,19 @@ export class Pump {
         if (capture) {
           this.#capture = undefined;
           seg = pos;
-          this.#apply(capture);
-          if (this.#stopped) return;
+          const wire = Buffer.concat(
+            [capture.header, ...capture.parts],
+            capture.header.length + capture.length,
+          );
+          const size = capture.header.length;
+          this.apply({
+            frame: capture.frame,
+            rule: capture.rule,
+            wire,
+            body: wire.subarray(size),
+            span: [size, wire.length],
+          });
+          if (this.stopped) return;
         } else {
           done += 1;
           report?.(this.way, this.#frame, this.#bodyLength);
@@ -157,7 +151,7 @@ export class Pump {
 
   /** The source ended its write side: flush what is held, then end the destination. */
   end(): void {
-    if (this.#stopped) return;
+    if (this.stopped) return;
     const capture = this.#capture;
     if (capture && capture.rule?.action !== 'drop') {
       // The source stopped mid-frame: pass on what it sent, as it sent it.
@@ -165,93 +159,13 @@ export class Pump {
     }
     if (this.#headerHave > 0)
       this.out.push(Buffer.from(this.#header.subarray(0, this.#headerHave)), 0);
-    if (this.#held) this.out.push(this.#held, 1);
-    this.#held = undefined;
+    if (this.held) this.out.push(this.held, 1);
+    this.held = undefined;
     this.out.end();
   }
 
   #forward(chunk: Buffer, from: number, to: number, frames: number): void {
     if (to > from)
       this.out.push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to), frames);
-  }
-
-  #apply(capture: Capture): void {
-    const { rule, frame } = capture;
-    const release = this.#held;
-    this.#held = undefined;
-    const whole = () =>
-      Buffer.concat([capture.header, ...capture.parts], capture.header.length + capture.length);
-    const action = rule?.action;
-    if (rule && action) this.ctx.faulted(this.way, frame, action);
-    switch (action) {
-      case undefined:
-        this.#pass(whole(), frame, capture.length);
-        break;
-      case 'drop':
-        break;
-      case 'duplicate': {
-        const data = whole();
-        this.#pass(data, frame, capture.length);
-        this.#pass(data, frame, capture.length);
-        break;
-      }
-      case 'delay':
-        this.out.push(whole(), 1, this.ctx.now() + (rule?.delayMs ?? 0));
-        this.ctx.onFrame?.(this.way, frame, capture.length);
-        break;
-      case 'corrupt':
-        this.#pass(this.#corrupt(whole(), capture, rule as Rule), frame, capture.length);
-        break;
-      case 'truncate': {
-        const keep = Math.min(rule?.keepBytes ?? Math.floor(capture.length / 2), capture.length);
-        const body = whole().subarray(capture.header.length, capture.header.length + keep);
-        this.#pass(Buffer.concat([this.framing.write(keep), body]), frame, keep);
-        break;
-      }
-      case 'reorder':
-        this.#held = whole(); // goes out right after the next frame
-        break;
-      case 'sever-mid-frame': {
-        const keep = Math.min(rule?.keepBytes ?? Math.floor(capture.length / 2), capture.length);
-        this.out.push(whole().subarray(0, capture.header.length + keep), 0);
-        this.#stopped = true;
-        this.ctx.sever('fin', this.out);
-        return;
-      }
-      case 'sever-after':
-        this.#pass(whole(), frame, capture.length);
-        this.#stopped = true;
-        this.ctx.sever('fin', this.out);
-        return;
-      case 'reset':
-        this.#stopped = true;
-        this.ctx.sever('rst');
-        return;
-    }
-    if (release) this.out.push(release, 1);
-  }
-
-  #pass(data: Buffer, frame: number, length: number): void {
-    this.out.push(data, 1);
-    this.ctx.onFrame?.(this.way, frame, length);
-  }
-
-  /** Flip `rule.bits` distinct body bits at positions drawn from the seed; the header stays intact. */
-  #corrupt(data: Buffer, capture: Capture, rule: Rule): Buffer {
-    const bodyBits = capture.length * 8;
-    if (bodyBits === 0) return data;
-    const copy = Buffer.from(data);
-    const flips = Math.min(rule.bits, bodyBits);
-    const seen = new Set<number>();
-    for (let i = 0; seen.size < flips; i++) {
-      const bit = Math.floor(
-        draw(this.ctx.seed, rule.index, this.ctx.connection, capture.frame, i) * bodyBits,
-      );
-      if (seen.has(bit)) continue;
-      seen.add(bit);
-      const at = capture.header.length + (bit >> 3);
-      copy[at] = (copy[at] as number) ^ (1 << (bit & 7));
-    }
-    return copy;
   }
 }

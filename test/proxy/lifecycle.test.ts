@@ -286,7 +286,7 @@ describe('bad options are rejected at creation', () => {
     [
       'framing',
       { framing: 'u64' },
-      'Expected the `framing` option of createFrameProxy() to be "u32be", "u32le" or "u16be", got "u64" (string).',
+      'Expected the `framing` option of createFrameProxy() to be one of "u32be", "u32le", "u16be", "lines", "content-length", "raw", or a Framer { decode, encode }, got "u64" (string).',
     ],
     [
       'maxFrameBytes',
@@ -327,7 +327,7 @@ describe('bad options are rejected at creation', () => {
     [
       'a framing that is an Object.prototype key',
       { framing: 'constructor' },
-      'Expected the `framing` option of createFrameProxy() to be "u32be", "u32le" or "u16be", got "constructor" (string).',
+      'Expected the `framing` option of createFrameProxy() to be one of "u32be", "u32le", "u16be", "lines", "content-length", "raw", or a Framer { decode, encode }, got "constructor" (string).',
     ],
     [
       'seed',

@@ -147,7 +147,7 @@ describe('encodeFrame and FrameDecoder', () => {
     expect(encodeFrame(Buffer.alloc(0))).toEqual(Buffer.from([0, 0, 0, 0]));
     expect(() => encodeFrame('x', 'u64' as never)).toThrow(
       new InvalidOptionError(
-        'Expected the `framing` argument of encodeFrame() to be "u32be", "u32le" or "u16be", got "u64" (string). (lines, content-length, raw and custom framers are planned.)',
+        'Expected the `framing` argument of encodeFrame() to be one of "u32be", "u32le", "u16be", "lines", "content-length", "raw", or a Framer { decode, encode }, got "u64" (string).',
       ),
     );
     expect(() => encodeFrame(42 as never)).toThrow(
@@ -200,8 +200,8 @@ describe('encodeFrame and FrameDecoder', () => {
   });
 
   it('PX-01 decoder options and chunks are checked when given', () => {
-    expect(() => new FrameDecoder({ framing: 'lines' as never })).toThrow(
-      'Expected the `framing` option of new FrameDecoder() to be "u32be", "u32le" or "u16be", got "lines" (string).',
+    expect(() => new FrameDecoder({ framing: 'line' as never })).toThrow(
+      'Expected the `framing` option of new FrameDecoder() to be one of "u32be", "u32le", "u16be", "lines", "content-length", "raw", or a Framer { decode, encode }, got "line" (string).',
     );
     expect(() => new FrameDecoder({ maxFrameBytes: -1 })).toThrow(
       'Expected the `maxFrameBytes` option of new FrameDecoder() to be an integer from 0 to 4294967295, got -1 (number).',
@@ -295,7 +295,7 @@ describe('createFrameReader', () => {
       'Expected the stream passed to createFrameReader() to be a readable stream such as a net.Socket, got undefined.',
     );
     expect(() => createFrameReader(stream, { framing: 'u64' as never })).toThrow(
-      'Expected the `framing` option of createFrameReader() to be "u32be", "u32le" or "u16be", got "u64" (string).',
+      'Expected the `framing` option of createFrameReader() to be one of "u32be", "u32le", "u16be", "lines", "content-length", "raw", or a Framer { decode, encode }, got "u64" (string).',
     );
     expect(() => createFrameReader(stream, { maxFrameBytes: 1.5 })).toThrow(
       'Expected the `maxFrameBytes` option of createFrameReader() to be an integer from 0 to 4294967295, got 1.5 (number).',

@@ -15,6 +15,7 @@ import {
   type FrameProxyOptions,
   type FrameProxyStats,
   FrameReader,
+  type Framer,
   type FrameTooLargeError,
   type Framing,
   type ListenAddress,
@@ -79,9 +80,10 @@ describe('frame proxy types', () => {
 
   it('encodeFrame, FrameDecoder and createFrameReader are typed for client code', () => {
     expectTypeOf(encodeFrame).parameter(0).toEqualTypeOf<Uint8Array | string>();
-    expectTypeOf(encodeFrame).parameter(1).toEqualTypeOf<Framing | undefined>();
+    expectTypeOf(encodeFrame).parameter(1).toEqualTypeOf<Framing | Framer | undefined>();
+    expectTypeOf(encodeFrame('{}', 'lines')).toEqualTypeOf<Buffer>();
     expectTypeOf(encodeFrame).returns.toEqualTypeOf<Buffer>();
-    // @ts-expect-error not a framing (yet)
+    // @ts-expect-error not a framing
     encodeFrame('x', 'u64');
     expectTypeOf<FrameDecoder['push']>().parameter(0).toEqualTypeOf<Uint8Array>();
     expectTypeOf<FrameDecoder['push']>().returns.toEqualTypeOf<Buffer[]>();

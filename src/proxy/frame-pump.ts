@@ -1,0 +1,150 @@
+import type { FaultAction, Rule, Way } from './faults.js';
+import { draw } from './faults.js';
+import type { Outbox } from './outbox.js';
+
+/** @internal What a pump needs from its connection and proxy. */
+export interface PumpContext {
+  readonly connection: number;
+  readonly maxFrameBytes: number;
+  readonly seed: number;
+  now(): number;
+  /** The rule that hits this frame, if any. */
+  match(way: Way, frame: number): Rule | undefined;
+  /** Whether any rule could hit this direction of this connection (else skip matching). */
+  mayHit(way: Way): boolean;
+  tooLarge(way: Way, frame: number, declaredLength: number, atLeast?: boolean): void;
+  /** The bytes are not in this framing (lines, content-length and custom framings). */
+  malformed(way: Way, frame: number, reason: string): void;
+  faulted(way: Way, frame: number, action: FaultAction): void;
+  sever(mode: 'fin' | 'rst', after?: Outbox): void;
+  /** Report each forwarded frame (only when someone listens). */
+  onFrame: ((way: Way, frame: number, length: number) => void) | undefined;
+}
+
+/** @internal A whole frame a fault (or a reorder waiting for its release) cut out of the stream. */
+export interface Target {
+  frame: number;
+  /** undefined: captured only to release a reordered frame after it. */
+  rule: Rule | undefined;
+  /** The frame's bytes as they arrived. */
+  wire: Buffer;
+  body: Buffer;
+  /** Where `body` lies in `wire`; undefined when only `encode()` can rebuild the frame. */
+  span: [number, number] | undefined;
+}
+
+/**
+ * @internal What both kinds of pump share: acting out the fault that hits a
+ * frame once it has been cut out whole, and holding a reordered frame until
+ * the next one has gone out.
+ */
+export abstract class FramePump {
+  protected held: Buffer | undefined;
+  protected stopped = false;
+
+  constructor(
+    protected readonly way: Way,
+    protected readonly out: Outbox,
+    protected readonly ctx: PumpContext,
+  ) {}
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** The frame's bytes with a new body: a header that says its length, and so on. */
+  protected abstract encode(body: Buffer): Buffer;
+
+  /** Byte values a `corrupt` fault must not write into a body (they would end the frame). */
+  protected reserved: ReadonlySet<number> | undefined;
+
+  protected apply(target: Target): void {
+    const { rule, frame, wire, body } = target;
+    const release = this.held;
+    this.held = undefined;
+    const action = rule?.action;
+    if (rule && action) this.ctx.faulted(this.way, frame, action);
+    switch (action) {
+      case undefined:
+        this.pass(wire, frame, body.length);
+        break;
+      case 'drop':
+        break;
+      case 'duplicate':
+        this.pass(wire, frame, body.length);
+        this.pass(wire, frame, body.length);
+        break;
+      case 'delay':
+        this.out.push(wire, 1, this.ctx.now() + (rule?.delayMs ?? 0));
+        this.ctx.onFrame?.(this.way, frame, body.length);
+        break;
+      case 'corrupt':
+        this.pass(this.#corrupt(target, rule as Rule), frame, body.length);
+        break;
+      case 'truncate': {
+        const keep = kept(rule as Rule, body.length);
+        this.pass(this.encode(body.subarray(0, keep)), frame, keep);
+        break;
+      }
+      case 'reorder':
+        this.held = wire; // goes out right after the next frame
+        break;
+      case 'sever-mid-frame': {
+        const keep = kept(rule as Rule, body.length);
+        const start = target.span ? target.span[0] : wire.length - body.length;
+        this.out.push(wire.subarray(0, Math.max(0, start) + keep), 0);
+        this.stopped = true;
+        this.ctx.sever('fin', this.out);
+        return;
+      }
+      case 'sever-after':
+        this.pass(wire, frame, body.length);
+        this.stopped = true;
+        this.ctx.sever('fin', this.out);
+        return;
+      case 'reset':
+        this.stopped = true;
+        this.ctx.sever('rst');
+        return;
+    }
+    if (release) this.out.push(release, 1);
+  }
+
+  protected pass(data: Buffer, frame: number, length: number): void {
+    this.out.push(data, 1);
+    this.ctx.onFrame?.(this.way, frame, length);
+  }
+
+  /**
+   * Flip `rule.bits` distinct body bits at positions drawn from the seed; the
+   * header stays intact, and no flip makes a byte that would end the frame.
+   */
+  #corrupt(target: Target, rule: Rule): Buffer {
+    const { wire, body, span } = target;
+    const bodyBits = body.length * 8;
+    if (bodyBits === 0) return wire;
+    const copy = Buffer.from(span ? wire : body);
+    const base = span ? span[0] : 0;
+    const flips = Math.min(rule.bits, bodyBits);
+    const seen = new Set<number>();
+    const reserved = this.reserved;
+    // A body of nothing but bytes one flip away from a reserved one cannot take every flip: give up after a while.
+    for (let i = 0; seen.size < flips && i < 64 * flips + 1024; i++) {
+      const bit = Math.floor(
+        draw(this.ctx.seed, rule.index, this.ctx.connection, target.frame, i) * bodyBits,
+      );
+      if (seen.has(bit)) continue;
+      const at = base + (bit >> 3);
+      const flipped = (copy[at] as number) ^ (1 << (bit & 7));
+      if (reserved?.has(flipped)) continue;
+      seen.add(bit);
+      copy[at] = flipped;
+    }
+    return span ? copy : this.encode(copy);
+  }
+}
+
+/** `truncate` / `sever-mid-frame`: the body bytes kept (half by default). */
+function kept(rule: Rule, length: number): number {
+  return Math.min(rule.keepBytes ?? Math.floor(length / 2), length);
+}

@@ -1,0 +1,134 @@
+import type { Rule, Way } from './faults.js';
+import { FramePump, type PumpContext } from './frame-pump.js';
+import type { Outbox } from './outbox.js';
+import { type Cursor, SplitError, type Splitter } from './splitters.js';
+
+interface Current {
+  frame: number;
+  rule: Rule | undefined;
+  /** Cut out whole (a fault targets it, or a reordered frame waits for it); else it streams through. */
+  capture: boolean;
+  parts: Buffer[];
+}
+
+/**
+ * @internal One direction of one connection, for the framings found by
+ * looking at the bytes (lines, content-length, raw, custom). As with length
+ * prefixes, untouched bytes go out in the chunks they arrived in, a frame
+ * nothing targets streams through as it arrives (a long line is not held
+ * back until its newline), and only a frame a fault targets is cut out
+ * whole. Its number is known from its first byte, so it never leaks early.
+ */
+export class SplitPump extends FramePump {
+  #frame = 0;
+  #current: Current | undefined;
+  readonly #cursor: Cursor;
+  readonly #skipped = { frames: 0 };
+
+  constructor(
+    way: Way,
+    out: Outbox,
+    private readonly splitter: Splitter,
+    ctx: PumpContext,
+  ) {
+    super(way, out, ctx);
+    this.#cursor = splitter.cursor(ctx.maxFrameBytes);
+    this.reserved = splitter.reserved;
+  }
+
+  get framesSeen(): number {
+    return this.#frame;
+  }
+
+  protected encode(body: Buffer): Buffer {
+    return this.splitter.encode(body);
+  }
+
+  data(chunk: Buffer): void {
+    if (this.stopped) return;
+    const len = chunk.length;
+    const hits = this.ctx.mayHit(this.way);
+    const report = this.ctx.onFrame;
+    const cursor = this.#cursor;
+    let pos = 0;
+    let seg = 0; // start of the untouched bytes not yet forwarded
+    let done = 0; // frames that end in [seg, pos)
+    while (pos < len) {
+      let current = this.#current;
+      if (!current) {
+        if (!hits && !report && !this.held) {
+          // Fast path: step over whole frames that nothing targets.
+          const from = pos;
+          pos = cursor.skip(chunk, pos, this.#skipped);
+          if (pos > from) {
+            this.#frame += this.#skipped.frames;
+            done += this.#skipped.frames;
+          }
+          if (pos >= len) break;
+        }
+        const frame = ++this.#frame;
+        const rule = hits ? this.ctx.match(this.way, frame) : undefined;
+        const capture = rule !== undefined || this.held !== undefined;
+        if (capture) {
+          this.#forward(chunk, seg, pos, done);
+          done = 0;
+          seg = pos;
+        }
+        current = { frame, rule, capture, parts: [] };
+        this.#current = current;
+      }
+      let end: number;
+      try {
+        end = cursor.end(chunk, pos);
+      } catch (error) {
+        if (!(error instanceof SplitError)) throw error;
+        // The whole frames before this one go out; nothing of this one more.
+        if (!current.capture) this.#forward(chunk, seg, pos, done);
+        this.stopped = true;
+        if (error.reason !== undefined) this.ctx.malformed(this.way, current.frame, error.reason);
+        else this.ctx.tooLarge(this.way, current.frame, error.length ?? 0, error.atLeast);
+        return;
+      }
+      const to = end < 0 ? len : end;
+      if (current.capture && to > pos) current.parts.push(chunk.subarray(pos, to));
+      pos = to;
+      if (end < 0) break;
+      this.#current = undefined;
+      if (current.capture) {
+        seg = pos;
+        const wire =
+          current.parts.length === 1 ? (current.parts[0] as Buffer) : Buffer.concat(current.parts);
+        this.apply({
+          frame: current.frame,
+          rule: current.rule,
+          wire,
+          body: cursor.body(wire),
+          span: cursor.span(wire),
+        });
+        if (this.stopped) return;
+      } else {
+        done += 1;
+        report?.(this.way, current.frame, cursor.bodyLength);
+      }
+    }
+    if (!this.#current?.capture) this.#forward(chunk, seg, len, done);
+  }
+
+  /** The source ended its write side: flush what is held, then end the destination. */
+  end(): void {
+    if (this.stopped) return;
+    const current = this.#current;
+    if (current?.capture && current.rule?.action !== 'drop') {
+      // The source stopped mid-frame: pass on what it sent, as it sent it.
+      this.out.push(Buffer.concat(current.parts), 0);
+    }
+    if (this.held) this.out.push(this.held, 1);
+    this.held = undefined;
+    this.out.end();
+  }
+
+  #forward(chunk: Buffer, from: number, to: number, frames: number): void {
+    if (to > from)
+      this.out.push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to), frames);
+  }
+}
