@@ -1,4 +1,4 @@
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { createFrameProxy, type FrameProxy, type FrameProxyOptions } from '../../src/index.js';
@@ -46,4 +46,34 @@ export async function openClient(
     socket.once('error', reject);
   });
   return { socket, received };
+}
+
+/** An echo server on a Unix socket in `dir`, closed when the test ends. */
+export async function echoServer(dir: string): Promise<string> {
+  const path = join(dir, 'server.sock');
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {}); // a proxy may sever it mid-echo
+    socket.pipe(socket);
+  });
+  await new Promise<void>((r) => server.listen(path, r));
+  onTestFinished(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((r) => server.close(r));
+  });
+  return path;
+}
+
+/** A connected client socket, destroyed when the test ends. */
+export async function client(path: string): Promise<Socket> {
+  const socket = connect(path);
+  onTestFinished(() => {
+    socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  return socket;
 }

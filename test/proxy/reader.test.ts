@@ -1,5 +1,4 @@
 // The public frame codec: encodeFrame, FrameDecoder and createFrameReader.
-import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
@@ -16,6 +15,7 @@ import {
 } from '../../src/index.js';
 import { frame } from '../helpers/frames.js';
 import { testDir } from '../helpers/index.js';
+import { client, echoServer } from '../helpers/proxy.js';
 
 /** Cut `data` at the given offsets (sorted, deduplicated, in range). */
 function cut(data: Buffer, offsets: number[]): Buffer[] {
@@ -27,35 +27,6 @@ function cut(data: Buffer, offsets: number[]): Buffer[] {
     from = at;
   }
   return pieces;
-}
-
-/** An echo server on a Unix socket in `dir`, closed when the test ends. */
-async function echoServer(dir: string): Promise<string> {
-  const path = join(dir, 'server.sock');
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.pipe(socket);
-  });
-  await new Promise<void>((r) => server.listen(path, r));
-  onTestFinished(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((r) => server.close(r));
-  });
-  return path;
-}
-
-/** A connected client socket, destroyed when the test ends. */
-async function client(path: string): Promise<Socket> {
-  const socket = connect(path);
-  onTestFinished(() => {
-    socket.destroy();
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve);
-    socket.once('error', reject);
-  });
-  return socket;
 }
 
 describe('PX-11 length-prefixed framings', () => {
