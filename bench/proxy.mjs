@@ -1,8 +1,9 @@
-// PERF-04 / PERF-05: the frame proxy against a direct connection and a plain
-// `a.pipe(b)` relay, client, middle and server each in its own process, over
-// Unix sockets. Ratios are taken per round (alternating order) and the median kept.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// PERF-04 / PERF-05: the frame proxy against a direct connection, a plain
+// `a.pipe(b)` relay and socat (what users would run instead), client, middle
+// and server each in its own process, over Unix sockets. Ratios are taken per
+// round (alternating order) and the median kept.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,17 +45,50 @@ function start(name, args) {
   };
 }
 
-/** A server, and in front of it nothing ('direct'), a pipe relay, or the proxy; returns where clients go. */
-async function topology(kind, serverMode) {
+/** Whether socat is installed (`.ci/run` installs it; elsewhere its columns are left out). */
+export const hasSocat = spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0;
+
+/** socat as the relay users would reach for, in its own process group; ready once it listens. */
+async function startSocat(listen, upstream) {
+  const child = spawn(
+    'socat',
+    ['-b', '65536', `UNIX-LISTEN:${listen},fork`, `UNIX-CONNECT:${upstream}`],
+    { stdio: ['ignore', 'ignore', 'inherit'], detached: true },
+  );
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  const deadline = Date.now() + 5000;
+  while (!existsSync(listen)) {
+    if (Date.now() > deadline) throw new Error('bench: socat did not listen within 5 s');
+    await new Promise((r) => setTimeout(r, 5)); // polling for a file socat makes: no event to wait on
+  }
+  return {
+    pid: child.pid,
+    async stop() {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {}
+      await exited;
+    },
+  };
+}
+
+/**
+ * A server, and in front of it nothing ('direct'), a pipe relay, socat, or the
+ * proxy (with `framing`); returns where clients go.
+ */
+async function topology(kind, serverMode, framing = 'u32be') {
   const dir = mkdtempSync(join(tmpdir(), 'shimkit-bench-'));
   const serverPath = join(dir, 's.sock');
   const server = start('sink', [serverPath, serverMode]);
   await server.line();
   let middle;
   let target = serverPath;
-  if (kind !== 'direct') {
+  if (kind === 'socat') {
     target = join(dir, 'm.sock');
-    middle = start(kind === 'pipe' ? 'relay' : 'proxy', [target, serverPath]);
+    middle = await startSocat(target, serverPath);
+  } else if (kind !== 'direct') {
+    target = join(dir, 'm.sock');
+    middle = start(kind === 'pipe' ? 'relay' : 'proxy', [target, serverPath, framing]);
     await middle.line();
   }
   return {
@@ -69,9 +103,9 @@ async function topology(kind, serverMode) {
   };
 }
 
-async function throughputOnce(kind, size, total) {
-  const t = await topology(kind, 'count');
-  const source = start('source', [t.target, String(size), String(total)]);
+async function throughputOnce(kind, size, total, framing) {
+  const t = await topology(kind, 'count', framing);
+  const source = start('source', [t.target, String(size), String(total), framing]);
   const { bytes, ms } = JSON.parse(await t.server.line());
   await source.exited;
   await t.close();
@@ -87,30 +121,50 @@ const SIZES = [
   ['1MiB', MiB, 512 * MiB],
 ];
 
-export async function proxyThroughput({ rounds = 5 } = {}) {
+/** Lines of 64 B and 1 KiB (newline included) through the proxy with `framing: 'lines'`. */
+const LINE_SIZES = [
+  ['64B', 64, 128 * MiB],
+  ['1KiB', 1024, 256 * MiB],
+];
+
+async function throughputTable(sizes, framing, rounds) {
+  const kinds = ['direct', 'pipe', ...(hasSocat ? ['socat'] : []), 'proxy'];
   const out = {};
-  for (const [label, size, total] of SIZES) {
-    const speeds = { direct: [], pipe: [], proxy: [] };
+  for (const [label, size, total] of sizes) {
+    const speeds = Object.fromEntries(kinds.map((k) => [k, []]));
     const toPipe = [];
     const toDirect = [];
+    const toSocat = [];
     for (let r = 0; r < rounds; r++) {
-      const order = r % 2 === 0 ? ['direct', 'pipe', 'proxy'] : ['proxy', 'pipe', 'direct'];
+      const order = r % 2 === 0 ? kinds : [...kinds].reverse();
       const got = {};
-      for (const kind of order) got[kind] = await throughputOnce(kind, size, total);
+      for (const kind of order) got[kind] = await throughputOnce(kind, size, total, framing);
       for (const kind of order) speeds[kind].push(got[kind]);
       toPipe.push(got.proxy / got.pipe);
       toDirect.push(got.proxy / got.direct);
+      if (hasSocat) toSocat.push(got.proxy / got.socat);
     }
     out[label] = {
       proxyMiBps: round(median(speeds.proxy), 1),
       pipeMiBps: round(median(speeds.pipe), 1),
+      ...(hasSocat ? { socatMiBps: round(median(speeds.socat), 1) } : {}),
       directMiBps: round(median(speeds.direct), 1),
       ratioToPipe: round(median(toPipe)),
+      ...(hasSocat ? { ratioToSocat: round(median(toSocat)) } : {}),
       ratioToDirect: round(median(toDirect)),
     };
-    process.stderr.write(`  ${label}: ${JSON.stringify(out[label])}\n`);
+    process.stderr.write(`  ${framing} ${label}: ${JSON.stringify(out[label])}\n`);
   }
   return out;
+}
+
+export async function proxyThroughput({ rounds = 5 } = {}) {
+  if (!hasSocat) process.stderr.write('  socat is not installed: its columns are left out\n');
+  return throughputTable(SIZES, 'u32be', rounds);
+}
+
+export async function proxyLines({ rounds = 5 } = {}) {
+  return throughputTable(LINE_SIZES, 'lines', rounds);
 }
 
 function percentile(values, p) {
@@ -119,8 +173,8 @@ function percentile(values, p) {
 }
 
 export async function proxyRtt({ rounds = 3, count = 2000 } = {}) {
-  const rtts = { direct: [], pipe: [], proxy: [], inProcess: [] };
-  const kinds = ['direct', 'pipe', 'proxy', 'inProcess'];
+  const kinds = ['direct', 'pipe', ...(hasSocat ? ['socat'] : []), 'proxy', 'inProcess'];
+  const rtts = Object.fromEntries(kinds.map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
     for (const kind of r % 2 === 0 ? kinds : [...kinds].reverse()) {
       // inProcess: the proxy runs inside the client's process, as in a test that hosts it.
@@ -149,6 +203,15 @@ export async function proxyRtt({ rounds = 3, count = 2000 } = {}) {
     // Any relay process adds a hop each way; this is what the proxy adds over the cheapest one.
     p50RatioToPipe: round(p('proxy', 50) / p('pipe', 50)),
     p99RatioToPipe: round(p('proxy', 99) / p('pipe', 99)),
+    ...(hasSocat
+      ? {
+          socatP50Ms: round(p('socat', 50), 4),
+          socatP99Ms: round(p('socat', 99), 4),
+          p50RatioToSocat: round(p('proxy', 50) / p('socat', 50)),
+          // The proxy hosted in the test's process (as tests run it) against socat in a process of its own.
+          inProcessP50RatioToSocat: round(p('inProcess', 50) / p('socat', 50)),
+        }
+      : {}),
     inProcessP50Ms: round(p('inProcess', 50), 4),
     inProcessP50RatioToDirect: round(p('inProcess', 50) / p('direct', 50)),
     inProcessP99RatioToDirect: round(p('inProcess', 99) / p('direct', 99)),

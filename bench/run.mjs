@@ -14,7 +14,7 @@ import {
   spy,
 } from './mock-binary.mjs';
 import { processOutput, processRun } from './process.mjs';
-import { proxyRtt, proxyStalledReader, proxyThroughput } from './proxy.mjs';
+import { proxyLines, proxyRtt, proxyStalledReader, proxyThroughput } from './proxy.mjs';
 
 const RESULTS = new URL('./results.json', import.meta.url);
 
@@ -50,11 +50,19 @@ const targets = {
   'enqueueStall.maxMs': (v) => v <= 50,
   'queueGrowth.ratio1000to1': (v) => v <= 1.1,
   'queueGrowth.ratioBigQueue': (v) => v <= 1.2,
-  'proxy.rtt.p50RatioToDirect': (v) => v <= 1.5,
+  'proxy.rtt.p50RatioToPipe': (v) => v <= 1.1,
+  'proxy.rtt.inProcessP50RatioToSocat': (v) => v <= 1.0,
   'proxy.stalledReader.growthMiB': (v) => v <= 64,
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
-  targets[`proxy.throughput.${size}.ratioToPipe`] = (v) => v >= 0.9;
+  targets[`proxy.throughput.${size}.ratioToPipe`] = size === '16B' ? (v) => v >= 0.85 : (v) => v >= 0.9;
+}
+for (const size of ['16B', '1KiB', '64KiB', '1MiB']) {
+  targets[`proxy.throughput.${size}.ratioToSocat`] = (v) => v >= 1.0;
+}
+for (const size of ['64B', '1KiB']) {
+  targets[`proxy.lines.${size}.ratioToSocat`] = (v) => v >= 1.0;
+  targets[`proxy.lines.${size}.ratioToPipe`] = (v) => v >= 0.9;
 }
 const targetText = {
   'mockCall.ratioToNode': '≤ 1.10',
@@ -80,11 +88,19 @@ const targetText = {
   'enqueueStall.maxMs': '≤ 50',
   'queueGrowth.ratio1000to1': '≤ 1.10',
   'queueGrowth.ratioBigQueue': '≤ 1.20',
-  'proxy.rtt.p50RatioToDirect': '≤ 1.5',
+  'proxy.rtt.p50RatioToPipe': '≤ 1.10',
+  'proxy.rtt.inProcessP50RatioToSocat': '≤ 1.0',
   'proxy.stalledReader.growthMiB': '≤ 64',
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
-  targetText[`proxy.throughput.${size}.ratioToPipe`] = '≥ 0.9';
+  targetText[`proxy.throughput.${size}.ratioToPipe`] = size === '16B' ? '≥ 0.85' : '≥ 0.9';
+}
+for (const size of ['16B', '1KiB', '64KiB', '1MiB']) {
+  targetText[`proxy.throughput.${size}.ratioToSocat`] = '≥ 1.0';
+}
+for (const size of ['64B', '1KiB']) {
+  targetText[`proxy.lines.${size}.ratioToSocat`] = '≥ 1.0';
+  targetText[`proxy.lines.${size}.ratioToPipe`] = '≥ 0.9';
 }
 
 const only = process.argv.slice(2);
@@ -105,6 +121,7 @@ const suites = {
   'process.output': processOutput,
   'process.run': processRun,
   'proxy.throughput': proxyThroughput,
+  'proxy.lines': proxyLines,
   'proxy.rtt': proxyRtt,
   'proxy.stalledReader': proxyStalledReader,
 };

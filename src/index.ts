@@ -84,10 +84,12 @@ export type {
   FaultAction,
   FaultRule,
   FrameSelector,
+  HoldRule,
   SeedFaultPlan,
   Way,
 } from './proxy/faults.js';
 export { encodeFrame, type Framing } from './proxy/framing.js';
+export { FrameHold } from './proxy/hold.js';
 export {
   createFrameProxy,
   type FaultEvent,
@@ -97,6 +99,7 @@ export {
   type FrameProxyStats,
 } from './proxy/proxy.js';
 export { createFrameReader, FrameReader, type FrameReaderOptions } from './proxy/reader.js';
+export type { FrameRecord, RecordOptions } from './proxy/recorder.js';
 export type { Framer } from './proxy/splitters.js';
 export { ProtocolError, StateWriteError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';

@@ -1,8 +1,9 @@
-// The frame proxy under benchmark, in its own process: `node proxy.mjs <listen> <upstream>`.
+// The frame proxy under benchmark, in its own process:
+// `node proxy.mjs <listen> <upstream> [<framing>]` (u32be by default).
 import { createFrameProxy } from 'shimkit';
 
-const [listen, upstream] = process.argv.slice(2);
-await createFrameProxy({ listen, upstream });
+const [listen, upstream, framing = 'u32be'] = process.argv.slice(2);
+await createFrameProxy({ listen, upstream, framing });
 console.log('ready');
 process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();

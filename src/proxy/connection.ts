@@ -18,6 +18,8 @@ export interface ConnectionHost {
   maxFrameBytes: number;
   seed: number;
   outboxLimit: number;
+  /** Bytes per second per direction; 0 for unlimited. */
+  bandwidth: Record<Way, number>;
   total: Tally;
   match(connection: number, way: Way, frame: number): Rule | undefined;
   mayHit(connection: number, way: Way): boolean;
@@ -31,6 +33,9 @@ export interface ConnectionHost {
   malformed(connection: number, way: Way, frame: number, reason: string): void;
   faulted(connection: number, way: Way, frame: number, action: FaultAction): void;
   onFrame: ((connection: number, way: Way, frame: number, length: number) => void) | undefined;
+  record:
+    | ((connection: number, way: Way, frame: number, body: Buffer, rule: Rule | undefined) => void)
+    | undefined;
 }
 
 /** What `connection.stats()` returns: frames and bytes per direction and faults by kind, on one connection. */
@@ -95,10 +100,29 @@ export class ProxyConnection {
           ? (way: Way, frame: number, length: number) => report(id, way, frame, length)
           : undefined;
       },
+      record: host.record
+        ? (way, frame, body, rule) => host.record?.(id, way, frame, body, rule)
+        : undefined,
     };
     this.#outboxes = {
-      c2s: new Outbox('c2s', client, upstream, this.#tally, host.clock, host.outboxLimit),
-      s2c: new Outbox('s2c', upstream, client, this.#tally, host.clock, host.outboxLimit),
+      c2s: new Outbox(
+        'c2s',
+        client,
+        upstream,
+        this.#tally,
+        host.clock,
+        host.outboxLimit,
+        host.bandwidth.c2s,
+      ),
+      s2c: new Outbox(
+        's2c',
+        upstream,
+        client,
+        this.#tally,
+        host.clock,
+        host.outboxLimit,
+        host.bandwidth.s2c,
+      ),
     };
     const framing = host.framing;
     const pump = (way: Way) =>

@@ -1,5 +1,6 @@
 import { describeValue, nearest, oneOf } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import type { FrameHold } from './hold.js';
 
 /** Which way a frame travels: client to server, server to client, or either. */
 export type Direction = 'c2s' | 's2c' | 'both';
@@ -19,7 +20,8 @@ export type FaultAction =
   | 'reorder'
   | 'sever-mid-frame'
   | 'sever-after'
-  | 'reset';
+  | 'reset'
+  | 'slice';
 
 /**
  * One fault: what to do to which frames.
@@ -39,12 +41,27 @@ export interface FaultRule {
   frame?: FrameSelector;
   /** Chance (0–1) that a targeted frame is hit; reproducible with the proxy's `seed`. @default 1 */
   probability?: number;
-  /** `delay`: how long to hold the frame (later frames that way queue behind it). */
+  /**
+   * What one `probability` draw decides: each frame on its own (`'frame'`),
+   * or a whole connection (`'connection'`: every targeted frame of a
+   * connection is hit, or none is).
+   * @default 'frame'
+   */
+  per?: 'frame' | 'connection';
+  /**
+   * `delay`: how long to hold the frame (later frames that way queue behind
+   * it). `slice`: the pause between two pieces (default 1 ms; with 0 they are
+   * back-to-back writes, which the kernel may join into one read).
+   */
   delayMs?: number;
   /** `corrupt`: how many body bits to flip. @default 1 */
   bits?: number;
   /** `truncate` / `sever-mid-frame`: body bytes kept before the cut. @default half the body */
   keepBytes?: number;
+  /** `slice`: the size of each piece the frame is written in. @default 1 */
+  sliceBytes?: number;
+  /** `sever-mid-frame` / `sever-after`: close with FIN (a clean end) or RST (a reset, over TCP). @default 'fin' */
+  mode?: 'fin' | 'rst';
 }
 
 /**
@@ -74,6 +91,7 @@ export const ACTIONS: readonly FaultAction[] = [
   'sever-mid-frame',
   'sever-after',
   'reset',
+  'slice',
 ];
 const DIRECTIONS: readonly Direction[] = ['c2s', 's2c', 'both'];
 const RULE_KEYS = [
@@ -82,9 +100,12 @@ const RULE_KEYS = [
   'connection',
   'frame',
   'probability',
+  'per',
   'delayMs',
   'bits',
   'keepBytes',
+  'sliceBytes',
+  'mode',
 ];
 const PLAN_KEYS = ['direction', 'drop_frame', 'sever_mid_frame', 'delay', 'duplicate_frame'];
 
@@ -96,9 +117,28 @@ export interface Rule {
   connection: number | undefined;
   matchesFrame: (frame: number) => boolean;
   probability: number;
+  perConnection: boolean;
   delayMs: number;
   bits: number;
   keepBytes: number | undefined;
+  sliceBytes: number;
+  mode: 'fin' | 'rst';
+  /** Set on the rules of `proxy.hold()`: the frame waits for this hold's release. */
+  hold?: FrameHold;
+}
+
+/** Which frames `proxy.hold()` catches: a fault rule's selectors, without an action. */
+export type HoldRule = Pick<FaultRule, 'direction' | 'connection' | 'frame'>;
+
+/** @internal The rule of `proxy.hold(selector)`. */
+export function parseHoldRule(selector: unknown, hold: FrameHold, where: string): Rule {
+  if (selector !== undefined && !isObject(selector)) {
+    throw new InvalidOptionError(
+      `Expected the rule passed to ${where} to be { direction?, connection?, frame? }, got ${describeValue(selector)}.`,
+    );
+  }
+  unknownKeys(selector ?? {}, ['direction', 'connection', 'frame'], where);
+  return { ...parseRule({ ...selector, action: 'drop' }, 0, where), hold };
 }
 
 /** @internal Validate rules or a seed plan, naming the option, the value and the accepted set. */
@@ -136,7 +176,9 @@ function parseRule(value: unknown, index: number, where: string): Rule {
   if (typeof probability !== 'number' || !(probability >= 0 && probability <= 1)) {
     throw bad('probability', 'a number from 0 to 1');
   }
-  const delayMs = value.delayMs ?? 0;
+  const per = value.per ?? 'frame';
+  if (per !== 'frame' && per !== 'connection') throw bad('per', oneOf(['frame', 'connection']));
+  const delayMs = value.delayMs ?? (action === 'slice' ? 1 : 0);
   if (action === 'delay' && value.delayMs === undefined)
     throw bad('delayMs', 'a number of milliseconds >= 0 (required by "delay")');
   if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
@@ -148,6 +190,10 @@ function parseRule(value: unknown, index: number, where: string): Rule {
   if (keepBytes !== undefined && !(Number.isInteger(keepBytes) && (keepBytes as number) >= 0)) {
     throw bad('keepBytes', 'an integer >= 0');
   }
+  const sliceBytes = value.sliceBytes ?? 1;
+  if (!isPositiveInt(sliceBytes)) throw bad('sliceBytes', 'an integer >= 1');
+  const mode = value.mode ?? 'fin';
+  if (mode !== 'fin' && mode !== 'rst') throw bad('mode', oneOf(['fin', 'rst']));
   return {
     index,
     action,
@@ -155,9 +201,12 @@ function parseRule(value: unknown, index: number, where: string): Rule {
     connection: connection as number | undefined,
     matchesFrame: frameMatcher(value.frame, where),
     probability,
+    perConnection: per === 'connection',
     delayMs,
     bits: bits as number,
     keepBytes: keepBytes as number | undefined,
+    sliceBytes: sliceBytes as number,
+    mode,
   };
 }
 
@@ -255,7 +304,8 @@ function isPositiveInt(value: unknown): boolean {
 
 /**
  * @internal The first rule that hits this frame, or undefined. A probability draw is a
- * pure function of (seed, rule, connection, direction, frame), so the same
+ * pure function of (seed, rule, connection, direction, frame) (or of seed,
+ * rule and connection for `per: 'connection'`), so the same
  * seed and traffic give the same faults however the two directions interleave.
  */
 export function matchRule(
@@ -269,11 +319,12 @@ export function matchRule(
     if (!rule.ways.has(way)) continue;
     if (rule.connection !== undefined && rule.connection !== connection) continue;
     if (!rule.matchesFrame(frame)) continue;
-    if (
-      rule.probability < 1 &&
-      draw(seed, rule.index, connection, way === 'c2s' ? 0 : 1, frame) >= rule.probability
-    ) {
-      continue;
+    if (rule.probability < 1) {
+      // Per connection: one draw for the connection (both ways); per frame: one for each frame.
+      const chance = rule.perConnection
+        ? draw(seed, rule.index, connection, 2)
+        : draw(seed, rule.index, connection, way === 'c2s' ? 0 : 1, frame);
+      if (chance >= rule.probability) continue;
     }
     return rule;
   }

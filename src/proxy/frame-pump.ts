@@ -19,6 +19,8 @@ export interface PumpContext {
   sever(mode: 'fin' | 'rst', after?: Outbox): void;
   /** Report each forwarded frame (only when someone listens). */
   onFrame: ((way: Way, frame: number, length: number) => void) | undefined;
+  /** Keep each frame (`record: true`): then every frame is cut out whole and passed here first. */
+  record: ((way: Way, frame: number, body: Buffer, rule: Rule | undefined) => void) | undefined;
 }
 
 /** @internal A whole frame a fault (or a reorder waiting for its release) cut out of the stream. */
@@ -60,8 +62,15 @@ export abstract class FramePump {
 
   protected apply(target: Target): void {
     const { rule, frame, wire, body } = target;
+    this.ctx.record?.(this.way, frame, body, rule);
     const release = this.held;
     this.held = undefined;
+    if (rule?.hold) {
+      this.out.hold(wire, rule.hold);
+      this.ctx.onFrame?.(this.way, frame, body.length);
+      if (release) this.out.push(release, 1);
+      return;
+    }
     const action = rule?.action;
     if (rule && action) this.ctx.faulted(this.way, frame, action);
     switch (action) {
@@ -94,18 +103,29 @@ export abstract class FramePump {
         const start = target.span ? target.span[0] : wire.length - body.length;
         this.out.push(wire.subarray(0, Math.max(0, start) + keep), 0);
         this.stopped = true;
-        this.ctx.sever('fin', this.out);
+        this.ctx.sever((rule as Rule).mode, this.out);
         return;
       }
       case 'sever-after':
         this.pass(wire, frame, body.length);
         this.stopped = true;
-        this.ctx.sever('fin', this.out);
+        this.ctx.sever((rule as Rule).mode, this.out);
         return;
       case 'reset':
         this.stopped = true;
         this.ctx.sever('rst');
         return;
+      case 'slice': {
+        // Separate writes, spaced by delayMs, so the peer reads the frame in pieces.
+        const { sliceBytes, delayMs } = rule as Rule;
+        const now = delayMs > 0 ? this.ctx.now() : 0;
+        for (let at = 0, i = 0; at < wire.length; at += sliceBytes, i++) {
+          const last = at + sliceBytes >= wire.length;
+          this.out.push(wire.subarray(at, at + sliceBytes), last ? 1 : 0, now + i * delayMs);
+        }
+        this.ctx.onFrame?.(this.way, frame, body.length);
+        break;
+      }
     }
     if (release) this.out.push(release, 1);
   }

@@ -2,12 +2,15 @@ import type { Socket } from 'node:net';
 import type { Clock } from './clock.js';
 import type { Tally } from './counters.js';
 import type { Way } from './faults.js';
+import type { FrameHold, Holder } from './hold.js';
 
 interface Item {
   data: Buffer;
   frames: number;
   /** Not before this clock time (delay faults); 0 for at once. */
   at: number;
+  /** Not before this hold is released. */
+  hold?: FrameHold;
 }
 
 /**
@@ -15,9 +18,11 @@ interface Item {
  * Untouched bytes go straight to `write()`; a delayed frame and everything
  * behind it wait in a FIFO queue. Backpressure runs end to end: when the
  * destination is full, or the queue holds more than `limit` bytes, the source
- * is paused until it drains.
+ * is paused until it drains. With a `rate` (bytes/s), writes are paced: each
+ * piece (at most 20 ms worth) waits until the bytes before it would have
+ * left at that rate.
  */
-export class Outbox {
+export class Outbox implements Holder {
   readonly #items: Item[] = [];
   #queued = 0;
   #blocked = false;
@@ -27,6 +32,9 @@ export class Outbox {
   #ending = false;
   #closed = false;
   #whenEmpty: Array<() => void> = [];
+  /** With a rate: the clock time before which the next piece may not be written. */
+  #paceAt = 0;
+  readonly #piece: number;
 
   constructor(
     private readonly way: Way,
@@ -35,7 +43,9 @@ export class Outbox {
     private readonly tally: Tally,
     private readonly clock: Clock,
     private readonly limit: number,
+    private readonly rate = 0,
   ) {
+    this.#piece = rate > 0 ? Math.max(1, Math.min(64 * 1024, Math.floor(rate / 50))) : 0;
     destination.on('drain', () => {
       this.#blocked = false;
       this.#flush();
@@ -45,12 +55,40 @@ export class Outbox {
   /** Queue or write `data`, which completes `frames` frames; hold it until clock time `at`. */
   push(data: Buffer, frames: number, at = 0): void {
     if (this.#closed || (data.length === 0 && frames === 0)) return;
-    if (this.#items.length === 0 && !this.#blocked && (at === 0 || at <= this.clock.now())) {
-      this.#write(data, frames);
-      return;
+    const piece = this.#piece;
+    if (piece === 0) {
+      if (this.#items.length === 0 && !this.#blocked && (at === 0 || at <= this.clock.now())) {
+        this.#write(data, frames);
+        return;
+      }
+      this.#items.push({ data, frames, at });
+    } else {
+      // Paced: in pieces; the last one completes the frames.
+      for (let from = 0; from < data.length || from === 0; from += piece) {
+        const last = from + piece >= data.length;
+        this.#items.push({
+          data: data.subarray(from, from + piece),
+          frames: last ? frames : 0,
+          at: from === 0 ? at : 0,
+        });
+        if (last) break;
+      }
     }
-    this.#items.push({ data, frames, at });
     this.#queued += data.length;
+    this.#flush();
+  }
+
+  /** Queue `data` (one frame) until `hold` is released; frames behind it wait too. */
+  hold(data: Buffer, hold: FrameHold): void {
+    if (this.#closed) return;
+    this.#items.push({ data, frames: 1, at: 0, hold });
+    this.#queued += data.length;
+    hold.catch(this);
+    this.#flush();
+  }
+
+  /** @internal A hold was released: write what it let go. */
+  kick(): void {
     this.#flush();
   }
 
@@ -90,16 +128,22 @@ export class Outbox {
     if (this.#closed) return;
     while (this.#items.length > 0 && !this.#blocked) {
       const head = this.#items[0] as Item;
-      if (head.at !== 0) {
-        const wait = head.at - this.clock.now();
+      if (head.hold && !head.hold.open) break;
+      const at = Math.max(head.at, this.#paceAt);
+      if (at !== 0) {
+        const wait = at - this.clock.now();
         if (wait > 0) {
-          this.#schedule(head.at, wait);
+          this.#schedule(at, wait);
           break;
         }
       }
       this.#items.shift();
       this.#queued -= head.data.length;
       this.#write(head.data, head.frames);
+      if (this.rate > 0) {
+        this.#paceAt =
+          Math.max(this.#paceAt, this.clock.now()) + (head.data.length * 1000) / this.rate;
+      }
     }
     this.#applyBackpressure();
     if (this.#items.length === 0) {

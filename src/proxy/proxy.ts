@@ -26,14 +26,18 @@ import { FrameMalformedError, FrameTooLargeError, UpstreamConnectError } from '.
 import {
   type FaultAction,
   type FaultRule,
+  type HoldRule,
   matchRule,
   mayHit,
   parseFaults,
+  parseHoldRule,
   type Rule,
   type SeedFaultPlan,
   type Way,
 } from './faults.js';
 import { type Framing, resolveFraming, type Wire } from './framing.js';
+import { FrameHold } from './hold.js';
+import { type FrameRecord, Recorder, type RecordOptions } from './recorder.js';
 import type { Framer } from './splitters.js';
 import { count } from './words.js';
 
@@ -84,6 +88,22 @@ export interface FrameProxyOptions<L extends Address = Address> {
    * @default 1048576
    */
   queueLimitBytes?: number;
+  /**
+   * Bytes per second each direction may carry (both, or per direction), as a
+   * slow link would: writes are paced, and the sender is paused once
+   * `queueLimitBytes` wait.
+   * @example { s2c: 64 * 1024 } // replies at 64 KiB/s, requests at full speed
+   * @default unlimited
+   */
+  bandwidth?: number | { c2s?: number; s2c?: number };
+  /**
+   * Keep the frames (the last `maxFrames`, each body up to `maxBodyBytes`)
+   * with timestamps and the faults applied, for `records()` and
+   * `timeline()`, and emit each as a `'record'` event. Every frame is then
+   * cut out whole, so the proxy is slower: for tests, not benchmarks.
+   * @default false
+   */
+  record?: boolean | RecordOptions;
 }
 
 /** What `proxy.stats()` returns: totals over all connections, and each connection's own. */
@@ -121,6 +141,8 @@ interface ProxyInit {
   seed: number;
   clock: Clock;
   queueLimitBytes: number;
+  bandwidth: Record<Way, number>;
+  recorder: Recorder | undefined;
 }
 
 /**
@@ -129,7 +151,7 @@ interface ProxyInit {
  * type of {@link FrameProxy.address}.
  *
  * Events: `'connection'` (ProxyConnection), `'fault'` (FaultEvent), `'frame'`
- * (FrameEvent), `'error'` (FrameTooLargeError, FrameMalformedError, UpstreamConnectError — kept in
+ * (FrameEvent), `'record'` (FrameRecord, with `record: true`), `'error'` (FrameTooLargeError, FrameMalformedError, UpstreamConnectError — kept in
  * `errors()` too, and only emitted when someone listens, so an expected fault
  * never crashes the test), `'close'`.
  *
@@ -160,6 +182,8 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   readonly #unrecord: () => void;
   readonly #settings: ProxyInit;
   #rules: Rule[];
+  #holds: Rule[] = [];
+  readonly #started: number;
   #frameListeners = false;
   #accepted = 0;
   #closed = false;
@@ -177,6 +201,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     this.#listen = listen;
     this.#upstream = init.upstream;
     this.#rules = init.rules;
+    this.#started = this.#now();
     this.#total = new Tally(undefined, () => this.#notify());
     const bound = server.address();
     this.address = (
@@ -226,6 +251,65 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   /** Replace the fault rules; applies to frames whose header arrives from now on. */
   setFaults(faults: FrameProxyOptions['faults']): void {
     this.#rules = parseFaults(faults);
+  }
+
+  /**
+   * Keep the frames that match `rule` in flight until `release()`: a barrier
+   * for race tests. Frames behind a held one in the same direction of the
+   * same connection queue behind it (order is kept); the other direction
+   * flows. A held frame is not faulted. Returns the hold, with
+   * `waitHeld(n)`, `held` and `release()`.
+   *
+   * @example
+   * const gate = proxy.hold({ direction: 's2c', frame: 1 });
+   * await gate.waitHeld();
+   * gate.release();
+   */
+  hold(rule: HoldRule = {}): FrameHold {
+    const where = 'proxy.hold()';
+    const describe = JSON.stringify(rule ?? {});
+    const hold = FrameHold.create(describe, () => {
+      this.#holds = this.#holds.filter((r) => r.hold !== hold);
+    });
+    this.#holds.push(parseHoldRule(rule, hold, where));
+    return hold;
+  }
+
+  /** Release every hold made by `hold()`. */
+  release(): void {
+    for (const rule of [...this.#holds]) rule.hold?.release();
+  }
+
+  /**
+   * The frames kept by `record: true`, oldest first. Throws an
+   * `InvalidOptionError` if the proxy was made without `record`.
+   */
+  records(): FrameRecord[] {
+    return this.#recorder('records').records();
+  }
+
+  /**
+   * The recorded exchange as text, one line per frame:
+   * `    12.3 ms  c2s #3  conn 1  42 B  {"method":"ping"…}  DROPPED`.
+   * Print it when a test fails. Throws if the proxy was made without `record`.
+   */
+  timeline(): string {
+    return this.#recorder('timeline').timeline();
+  }
+
+  #recorder(method: string): Recorder {
+    const recorder = this.#settings.recorder;
+    if (!recorder) {
+      throw new InvalidOptionError(
+        `proxy.${method}() needs a proxy made with \`record: true\` (createFrameProxy({ …, record: true })).`,
+      );
+    }
+    return recorder;
+  }
+
+  /** The clock's time; with the real clock, at sub-millisecond resolution. */
+  #now(): number {
+    return this.#settings.clock === realClock ? performance.now() : this.#settings.clock.now();
   }
 
   /**
@@ -345,7 +429,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   }
 
   #host() {
-    const { clock, framing, maxFrameBytes, seed, queueLimitBytes } = this.#settings;
+    const { clock, framing, maxFrameBytes, seed, queueLimitBytes, bandwidth } = this.#settings;
     const self = this;
     return {
       clock,
@@ -353,10 +437,23 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
       maxFrameBytes,
       seed,
       outboxLimit: queueLimitBytes,
+      bandwidth,
       total: this.#total,
+      // A hold comes first: a held frame is not faulted.
       match: (connection: number, way: Way, frame: number) =>
-        matchRule(this.#rules, way, connection, frame, seed),
-      mayHit: (connection: number, way: Way) => mayHit(this.#rules, way, connection),
+        (this.#holds.length > 0
+          ? matchRule(this.#holds, way, connection, frame, seed)
+          : undefined) ?? matchRule(this.#rules, way, connection, frame, seed),
+      mayHit: (connection: number, way: Way) =>
+        mayHit(this.#rules, way, connection) || mayHit(this.#holds, way, connection),
+      record: this.#settings.recorder
+        ? (connection: number, way: Way, frame: number, body: Buffer, rule: Rule | undefined) => {
+            const recorder = this.#settings.recorder as Recorder;
+            const at = this.#now() - this.#started;
+            const record = recorder.add(at, connection, way, frame, body, rule);
+            if (this.listenerCount('record') > 0) this.emit('record', record);
+          }
+        : undefined,
       tooLarge: (
         connection: number,
         way: Way,
@@ -428,6 +525,8 @@ export async function createFrameProxy<L extends Address>(
       'seed',
       'clock',
       'queueLimitBytes',
+      'bandwidth',
+      'record',
     ],
     where,
   );
@@ -459,6 +558,8 @@ export async function createFrameProxy<L extends Address>(
       clock,
     );
   }
+  const bandwidth = parseBandwidth(options.bandwidth, where);
+  const recorder = parseRecord(options.record, where);
   const rules = parseFaults(options.faults);
   sweepOnce(); // requirement SP-11: what dead test processes left, on the first use
   if (listen.kind === 'unix') await clearStaleSocket(listen.path);
@@ -485,7 +586,45 @@ export async function createFrameProxy<L extends Address>(
     seed,
     clock,
     queueLimitBytes,
+    bandwidth,
+    recorder,
   });
+}
+
+/** `record`: false, true, or `{ maxFrames, maxBodyBytes }`. */
+function parseRecord(value: unknown, where: string): Recorder | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return new Recorder(10_000, 4096);
+  if (typeof value !== 'object' || value === null) {
+    throw optionError(where, 'record', 'true, false or { maxFrames, maxBodyBytes }', value);
+  }
+  checkOptionKeys(value, ['maxFrames', 'maxBodyBytes'], `the \`record\` option of ${where}`);
+  const { maxFrames = 10_000, maxBodyBytes = 4096 } = value as RecordOptions;
+  if (!Number.isInteger(maxFrames) || maxFrames < 1) {
+    throw optionError(where, 'record.maxFrames', 'an integer >= 1', maxFrames);
+  }
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw optionError(where, 'record.maxBodyBytes', 'an integer >= 0', maxBodyBytes);
+  }
+  return new Recorder(maxFrames, maxBodyBytes);
+}
+
+/** `bandwidth`: bytes/s for both directions, or per direction; 0 for unlimited. */
+function parseBandwidth(value: unknown, where: string): Record<Way, number> {
+  const rate = (v: unknown, what: string) => {
+    if (v === undefined) return 0;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
+      throw optionError(where, what, 'a number of bytes per second > 0', v);
+    }
+    return v;
+  };
+  if (typeof value === 'object' && value !== null) {
+    checkOptionKeys(value, ['c2s', 's2c'], `the \`bandwidth\` option of ${where}`);
+    const { c2s, s2c } = value as { c2s?: unknown; s2c?: unknown };
+    return { c2s: rate(c2s, 'bandwidth.c2s'), s2c: rate(s2c, 'bandwidth.s2c') };
+  }
+  const both = rate(value, 'bandwidth');
+  return { c2s: both, s2c: both };
 }
 
 function checkWay(direction: unknown, where: string): Way {

@@ -52,8 +52,9 @@ export class Pump extends FramePump {
     // Looked up once a chunk, not once a frame: this loop is the hot path.
     const hits = this.ctx.mayHit(this.way);
     const report = this.ctx.onFrame;
+    const recording = this.ctx.record !== undefined;
     const max = this.ctx.maxFrameBytes;
-    const untouched = !hits && !report && !this.held;
+    const untouched = !hits && !report && !this.held && !recording;
     let pos = 0;
     let seg = 0; // start of the untouched bytes not yet forwarded
     let done = 0; // whole frames in [seg, pos)
@@ -98,7 +99,7 @@ export class Pump extends FramePump {
           return;
         }
         const rule = hits ? this.ctx.match(this.way, frame) : undefined;
-        if (rule || this.held) {
+        if (rule || this.held || recording) {
           this.#forward(chunk, seg, start, done);
           done = 0;
           const header = Buffer.allocUnsafe(size);

@@ -6,7 +6,7 @@ import { type Cursor, SplitError, type Splitter } from './splitters.js';
 interface Current {
   frame: number;
   rule: Rule | undefined;
-  /** Cut out whole (a fault targets it, or a reordered frame waits for it); else it streams through. */
+  /** Cut out whole (a fault targets it, a reordered frame waits for it, or frames are recorded); else it streams through. */
   capture: boolean;
   parts: Buffer[];
 }
@@ -49,6 +49,7 @@ export class SplitPump extends FramePump {
     const len = chunk.length;
     const hits = this.ctx.mayHit(this.way);
     const report = this.ctx.onFrame;
+    const recording = this.ctx.record !== undefined;
     const cursor = this.#cursor;
     let pos = 0;
     let seg = 0; // start of the untouched bytes not yet forwarded
@@ -56,7 +57,7 @@ export class SplitPump extends FramePump {
     while (pos < len) {
       let current = this.#current;
       if (!current) {
-        if (!hits && !report && !this.held) {
+        if (!hits && !report && !this.held && !recording) {
           // Fast path: step over whole frames that nothing targets.
           const from = pos;
           pos = cursor.skip(chunk, pos, this.#skipped);
@@ -68,7 +69,7 @@ export class SplitPump extends FramePump {
         }
         const frame = ++this.#frame;
         const rule = hits ? this.ctx.match(this.way, frame) : undefined;
-        const capture = rule !== undefined || this.held !== undefined;
+        const capture = rule !== undefined || this.held !== undefined || recording;
         if (capture) {
           this.#forward(chunk, seg, pos, done);
           done = 0;

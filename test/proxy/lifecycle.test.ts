@@ -241,7 +241,7 @@ describe('bad options are rejected at creation', () => {
     [
       'unknown action',
       { faults: [{ action: 'explode' }] },
-      'Expected the `action` option of `faults[0]` to be "drop", "duplicate", "delay", "corrupt", "truncate", "reorder", "sever-mid-frame", "sever-after" or "reset", got "explode" (string).',
+      'Expected the `action` option of `faults[0]` to be "drop", "duplicate", "delay", "corrupt", "truncate", "reorder", "sever-mid-frame", "sever-after", "reset" or "slice", got "explode" (string).',
     ],
     [
       'frame 0',

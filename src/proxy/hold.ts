@@ -1,0 +1,115 @@
+import { describeValue } from '../internal/describe.js';
+import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { DEFAULT_WAIT_MS } from '../internal/limits.js';
+import { checkMs, checkOptionKeys } from '../internal/options.js';
+import { count } from './words.js';
+
+/** @internal What a hold needs from the outboxes it holds frames in. */
+export interface Holder {
+  /** Write what the opened hold let go. */
+  kick(): void;
+}
+
+/**
+ * Frames caught by `proxy.hold(rule)`: they stay in flight (and the frames
+ * behind them in the same direction of the same connection queue up, in
+ * order) until `release()`. A barrier for race tests, like a mock binary's
+ * `hold()`.
+ *
+ * @example
+ * const gate = proxy.hold({ direction: 's2c', frame: 1 });
+ * client.write(encodeFrame('ping'));
+ * await gate.waitHeld();          // the reply is at the proxy, not at the client
+ * // … do what must happen before the reply arrives …
+ * gate.release();                 // it goes out now, then anything queued behind it
+ */
+export class FrameHold {
+  #held = 0;
+  #caught = 0;
+  #open = false;
+  readonly #holders = new Set<Holder>();
+  readonly #waiters = new Set<() => void>();
+  readonly #describe: string;
+  readonly #onRelease: () => void;
+
+  /** @internal Use `proxy.hold()`. */
+  static create(describe: string, onRelease: () => void): FrameHold {
+    return new FrameHold(describe, onRelease);
+  }
+
+  private constructor(describe: string, onRelease: () => void) {
+    this.#describe = describe;
+    this.#onRelease = onRelease;
+  }
+
+  /** Frames held now (0 once released). */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Frames this hold caught since it was made. */
+  get caught(): number {
+    return this.#caught;
+  }
+
+  /** Whether `release()` was called: the frames went on, and no more are caught. */
+  get released(): boolean {
+    return this.#open;
+  }
+
+  /** @internal A frame was caught in `holder`'s queue. */
+  catch(holder: Holder): void {
+    this.#held += 1;
+    this.#caught += 1;
+    this.#holders.add(holder);
+    for (const check of [...this.#waiters]) check();
+  }
+
+  /**
+   * Resolve once `n` frames (default 1) have been caught. Rejects with a
+   * `WaitTimeoutError` after `timeoutMs` (default 4000 ms).
+   */
+  waitHeld(n = 1, options: { timeoutMs?: number } = {}): Promise<void> {
+    const where = 'hold.waitHeld()';
+    if (!Number.isInteger(n) || n < 1) {
+      throw new InvalidOptionError(
+        `Expected the frame count of ${where} to be an integer >= 1, got ${describeValue(n)}.`,
+      );
+    }
+    checkOptionKeys(options, ['timeoutMs'], where);
+    const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, DEFAULT_WAIT_MS);
+    if (this.#caught >= n) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (this.#caught < n) return;
+        this.#waiters.delete(check);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(check);
+        reject(
+          new WaitTimeoutError(
+            `hold.waitHeld(): waited ${timeoutMs} ms for ${count(n, 'frame')} matching ${this.#describe}; caught ${this.#caught}${this.#open ? ' (the hold was released)' : ''}.`,
+          ),
+        );
+      }, timeoutMs);
+      this.#waiters.add(check);
+    });
+  }
+
+  /** Let the held frames go, in order, and catch no more. Calling it again does nothing. */
+  release(): void {
+    if (this.#open) return;
+    this.#open = true;
+    this.#held = 0;
+    this.#onRelease();
+    for (const holder of this.#holders) holder.kick();
+    this.#holders.clear();
+  }
+
+  /** @internal Whether frames in a queue behind this hold may go. */
+  get open(): boolean {
+    return this.#open;
+  }
+}
