@@ -29,7 +29,9 @@ export type ListenAddress<L extends Address = Address> = L extends string ? stri
 export type ResolvedAddress =
   | { kind: 'unix'; path: string }
   | { kind: 'pipe'; path: string }
-  | { kind: 'tcp'; host: string; port: number };
+  | { kind: 'tcp'; host: string; port: number }
+  /** proxyStdio(): no listening at all; `path` says which command. */
+  | { kind: 'stdio'; path: string };
 
 /** A Windows named pipe path: `\\.\pipe\<name>` (or `\\?\pipe\<name>`). */
 const NAMED_PIPE = /^\\\\[.?]\\pipe\\[^\\]/i;

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Clock } from './clock.js';
 import { Tally, type WayCount } from './counters.js';
 import type { FaultAction, Rule, Way } from './faults.js';
@@ -53,8 +54,8 @@ export interface ConnectionStats {
 export class ProxyConnection {
   /** 1-based, in accept order. */
   readonly id: number;
-  readonly #client: Socket;
-  readonly #upstream: Socket;
+  readonly #client: Duplex;
+  readonly #upstream: Duplex;
   readonly #tally: Tally;
   readonly #pumps: Record<Way, Pump | SplitPump>;
   readonly #outboxes: Record<Way, Outbox>;
@@ -62,11 +63,11 @@ export class ProxyConnection {
   #closing = false;
 
   /** @internal The proxy accepted `client` and reached `upstream` for it. */
-  static open(id: number, client: Socket, upstream: Socket, host: ConnectionHost): ProxyConnection {
+  static open(id: number, client: Duplex, upstream: Duplex, host: ConnectionHost): ProxyConnection {
     return new ProxyConnection(id, client, upstream, host);
   }
 
-  private constructor(id: number, client: Socket, upstream: Socket, host: ConnectionHost) {
+  private constructor(id: number, client: Duplex, upstream: Duplex, host: ConnectionHost) {
     this.id = id;
     this.#client = client;
     this.#upstream = upstream;
@@ -172,7 +173,7 @@ export class ProxyConnection {
 
   /**
    * Close both sides now: `'fin'` ends them cleanly, `'rst'` resets them
-   * (TCP; a Unix socket has no reset and is closed). Nothing more is forwarded.
+   * (TCP; a Unix socket or a pipe has no reset and is closed). Nothing more is forwarded.
    */
   sever(options: { mode?: SeverMode } = {}): void {
     if (this.#closing) return;
@@ -217,7 +218,8 @@ export class ProxyConnection {
  */
 const RESET_GRACE_MS = 25;
 
-function reset(socket: Socket): void {
+function reset(stream: Duplex): void {
+  const socket = stream as Socket;
   socket.pause();
   if (typeof socket.resetAndDestroy !== 'function' || !socket.remoteAddress) {
     socket.destroy();

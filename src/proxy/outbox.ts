@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Clock } from './clock.js';
 import type { Tally } from './counters.js';
 import type { Way } from './faults.js';
@@ -38,8 +38,8 @@ export class Outbox implements Holder {
 
   constructor(
     private readonly way: Way,
-    private readonly source: Socket,
-    private readonly destination: Socket,
+    private readonly source: Duplex,
+    private readonly destination: Duplex,
     private readonly tally: Tally,
     private readonly clock: Clock,
     private readonly limit: number,

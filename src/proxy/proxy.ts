@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
@@ -132,7 +133,8 @@ export interface FrameEvent {
 
 /** @internal What `createFrameProxy()` hands to the proxy it made. */
 interface ProxyInit {
-  server: Server;
+  /** undefined for proxyStdio(): connections are attached, not accepted. */
+  server: Server | undefined;
   listen: ResolvedAddress;
   upstream: ResolvedAddress;
   rules: Rule[];
@@ -172,7 +174,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
    * upstream connect failed leaves a gap.
    */
   readonly connections: ProxyConnection[] = [];
-  readonly #server: Server;
+  readonly #server: Server | undefined;
   readonly #listen: ResolvedAddress;
   readonly #upstream: ResolvedAddress;
   readonly #total: Tally;
@@ -188,7 +190,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   #accepted = 0;
   #closed = false;
 
-  /** @internal Use `createFrameProxy()`. */
+  /** @internal Use `createFrameProxy()` or `proxyStdio()`. */
   static create<A extends string | TcpAddress>(init: ProxyInit): FrameProxy<A> {
     return new FrameProxy<A>(init);
   }
@@ -203,7 +205,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     this.#rules = init.rules;
     this.#started = this.#now();
     this.#total = new Tally(undefined, () => this.#notify());
-    const bound = server.address();
+    const bound = server?.address();
     this.address = (
       listen.kind !== 'tcp'
         ? listen.path
@@ -218,11 +220,11 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     this.on('removeListener', () => {
       this.#frameListeners = this.listenerCount('frame') > 0;
     });
-    server.on('connection', (client) => this.#accept(client));
+    server?.on('connection', (client) => this.#accept(client));
     // requirement SP-10: a forgotten proxy never keeps the process alive. Traffic it
     // forwards comes from peers that do (the test's own sockets, the processes
     // it spawned), and a write, connect or delay in flight keeps it alive too.
-    server.unref();
+    server?.unref();
     this.#forgetExit = onProcessExit(() => this.#closeNow());
     // If this process dies where no exit hook runs, the sweep removes the socket file (requirement SP-11).
     this.#unrecord = listen.kind === 'unix' ? recordSocket(listen.path) : () => {};
@@ -358,13 +360,13 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
    * (requirement SP-10), so a proxy a test forgot to close never holds the runner open.
    */
   ref(): this {
-    if (!this.#closed) this.#server.ref();
+    if (!this.#closed) this.#server?.ref();
     return this;
   }
 
   /** Undo `ref()`: the proxy no longer keeps the process alive (the default). */
   unref(): this {
-    this.#server.unref();
+    this.#server?.unref();
     return this;
   }
 
@@ -374,7 +376,8 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     this.#closed = true;
     this.#forgetExit();
     for (const connection of this.connections) connection.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    const server = this.#server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     this.#unrecord();
     this.emit('close');
   }
@@ -387,7 +390,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   #closeNow(): void {
     this.#closed = true;
     for (const connection of this.connections) connection.destroy();
-    this.#server.close();
+    this.#server?.close();
     this.#unrecord();
   }
 
@@ -399,6 +402,14 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   #report(error: Error): void {
     this.#errors.push(error);
     if (this.listenerCount('error') > 0) this.emit('error', error);
+  }
+
+  /** @internal proxyStdio(): carry one pair of streams, as an accepted connection. */
+  attach(client: Duplex, upstream: Duplex): ProxyConnection {
+    const connection = ProxyConnection.open(++this.#accepted, client, upstream, this.#host());
+    this.connections.push(connection);
+    this.emit('connection', connection);
+    return connection;
   }
 
   #accept(client: Socket): void {
@@ -537,6 +548,33 @@ export async function createFrameProxy<L extends Address>(
   }
   const listen = resolveAddress(options.listen, 'listen', where);
   const upstream = resolveAddress(options.upstream, 'upstream', where);
+  const settings = resolveSettings(options, where);
+  sweepOnce(); // requirement SP-11: what dead test processes left, on the first use
+  if (listen.kind === 'unix') await clearStaleSocket(listen.path);
+  if (listen.kind === 'pipe') await assertPipeFree(listen);
+
+  const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });
+  await new Promise<void>((resolve, reject) => {
+    const failed = (error: Error) => reject(listenError(listen, error));
+    server.once('error', failed);
+    const ready = () => {
+      server.off('error', failed);
+      resolve();
+    };
+    if (listen.kind !== 'tcp') server.listen(listen.path, ready);
+    else server.listen(listen.port, listen.host, ready);
+  });
+  return FrameProxy.create<ListenAddress<L>>({ server, listen, upstream, ...settings });
+}
+
+/** @internal What a proxy does to the frames it carries, from the options both kinds of proxy share. */
+export type ProxySettings = Omit<ProxyInit, 'server' | 'listen' | 'upstream'>;
+
+/** @internal The options of createFrameProxy() and proxyStdio() other than where to listen and connect, checked. */
+export function resolveSettings(
+  options: Omit<FrameProxyOptions, 'listen' | 'upstream'>,
+  where: string,
+): ProxySettings {
   const framing = resolveFraming(options.framing, `the \`framing\` option of ${where}`);
   const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes, framing, where);
   const seed = options.seed ?? 1;
@@ -561,25 +599,7 @@ export async function createFrameProxy<L extends Address>(
   const bandwidth = parseBandwidth(options.bandwidth, where);
   const recorder = parseRecord(options.record, where);
   const rules = parseFaults(options.faults);
-  sweepOnce(); // requirement SP-11: what dead test processes left, on the first use
-  if (listen.kind === 'unix') await clearStaleSocket(listen.path);
-  if (listen.kind === 'pipe') await assertPipeFree(listen);
-
-  const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });
-  await new Promise<void>((resolve, reject) => {
-    const failed = (error: Error) => reject(listenError(listen, error));
-    server.once('error', failed);
-    const ready = () => {
-      server.off('error', failed);
-      resolve();
-    };
-    if (listen.kind !== 'tcp') server.listen(listen.path, ready);
-    else server.listen(listen.port, listen.host, ready);
-  });
-  return FrameProxy.create<ListenAddress<L>>({
-    server,
-    listen,
-    upstream,
+  return {
     rules,
     framing,
     maxFrameBytes,
@@ -588,7 +608,7 @@ export async function createFrameProxy<L extends Address>(
     queueLimitBytes,
     bandwidth,
     recorder,
-  });
+  };
 }
 
 /** `record`: false, true, or `{ maxFrames, maxBodyBytes }`. */
