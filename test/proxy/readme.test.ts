@@ -1,12 +1,14 @@
 // The README's frame-proxy examples, run as tests (copied into README.md under the same headings).
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   createFrameProxy,
   createFrameReader,
   encodeFrame,
   manualClock,
+  proxyStdio,
   StreamEndedError,
 } from '../../src/index.js';
 import { testDir } from '../helpers/index.js';
@@ -100,5 +102,48 @@ describe('README frame-proxy examples', () => {
     await expect(replies.waitForFrames(2)).rejects.toThrow(StreamEndedError); // at once, no timeout
     expect(replies.texts()).toEqual(['one']);
     expect(replies.rest()).toHaveLength(5); // the header and half of "two"
+  });
+
+  it('PX-14 README: fault a JSON-RPC server on stdio', async () => {
+    const server = fileURLToPath(new URL('../fixtures/jsonrpc_stdio.py', import.meta.url));
+    // README: fault a JSON-RPC server on stdio
+    await using rpc = await proxyStdio('python3', [server], {
+      framing: 'lines', // one JSON message per line
+      faults: [{ action: 'drop', direction: 's2c', frame: 1 }], // the first reply is lost
+    });
+    const replies = createFrameReader(rpc.stdout, { framing: 'lines' });
+    const call = (id: number, method: string, params: unknown) =>
+      rpc.stdin.write(encodeFrame(JSON.stringify({ jsonrpc: '2.0', id, method, params }), 'lines'));
+    call(1, 'add', [1, 2]);
+    call(2, 'add', [3, 4]);
+
+    await rpc.proxy.waitForFrames('s2c', 1);
+    expect(replies.texts()).toEqual(['{"jsonrpc": "2.0", "id": 2, "result": 7}']);
+  });
+
+  it('PX-15 PX-13 README: hold a reply for a race, then read the timeline', async () => {
+    const dir = testDir();
+    const upstream = await echoServer(dir);
+    // README: hold a reply for a race, then read the timeline
+    await using proxy = await createFrameProxy({
+      listen: join(dir, 'proxy.sock'),
+      upstream,
+      record: true, // keep every frame for timeline()
+      faults: [{ action: 'drop', direction: 'c2s', frame: 2 }],
+    });
+    const gate = proxy.hold({ direction: 's2c', frame: 1 });
+    const client = connect(proxy.address);
+    const replies = createFrameReader(client);
+    client.write(Buffer.concat([encodeFrame('{"method":"ping"}'), encodeFrame('lost')]));
+
+    await gate.waitHeld(); // the reply is at the proxy, not at the client
+    expect(replies.frames()).toEqual([]);
+    gate.release();
+    await replies.waitForFrames(1);
+    const timeline = proxy.timeline(); // print it when a test fails:
+    //      0.2 ms  c2s #1  conn 1  17 B  {"method":"ping"}
+    //      0.2 ms  c2s #2  conn 1  4 B  lost  DROPPED
+    //      0.9 ms  s2c #1  conn 1  17 B  {"method":"ping"}  HELD
+    expect(timeline).toMatch(/s2c #1 {2}conn 1 {2}17 B {2}\{"method":"ping"\} {2}HELD$/);
   });
 });
