@@ -36,11 +36,15 @@ export default defineConfig([
       'runner-cold': 'src/runner/cold.ts',
       // The routed claim, for calls of a generation with `match` or `times`.
       'runner-route': 'src/runner/routing.ts',
+      // A passthrough with a frame proxy on the real command's stdio.
+      'runner-proxy': 'src/runner/faulted.ts',
       // Sweeps what a process left once it is gone, where exit handlers never run (jest).
       watcher: 'src/internal/leftovers/watcher-main.ts',
     },
     format: ['cjs'],
     outExtension: () => ({ js: '.cjs' }),
+    // runner-proxy reaches package-files.ts (import.meta.url) through the proxy's exit cleanup.
+    shims: true,
     target: 'node20',
     platform: 'node',
     minify: true,

@@ -100,13 +100,13 @@ export {
 } from './proxy/proxy.js';
 export { createFrameReader, FrameReader, type FrameReaderOptions } from './proxy/reader.js';
 export type { FrameRecord, RecordOptions } from './proxy/recorder.js';
+export type { Framer } from './proxy/splitters.js';
 export {
   proxyStdio,
   type StdioExit,
   StdioProxy,
   type StdioProxyOptions,
 } from './proxy/stdio.js';
-export type { Framer } from './proxy/splitters.js';
 export { ProtocolError, StateWriteError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';
 export type { AnyValue, ArgMatcher, MockMatch, ResponseSource } from './queue/types.js';

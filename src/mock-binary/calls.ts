@@ -53,6 +53,7 @@ function toMockCall(record: SnapshotRecord, claims: Map<number, number[]>): Mock
     },
     stdinTruncated: record.stdinTruncated === true,
     stdinOpen: record.stdinOpen === true,
+    proxy: record.proxy,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   optionError,
   resolvePlatform,
 } from '../internal/options.js';
+import { passthroughSettings } from '../proxy/proxy.js';
 import { responseProblem } from '../queue/response-schema.js';
 import {
   type ArgMatcher,
@@ -188,6 +189,15 @@ export function toWireResponse(value: unknown, where: string): WireResponse {
   try {
     const problem = responseProblem(value, where);
     if (problem) throw new InvalidResponseError(problem);
+    const passthrough = (value as { passthrough?: unknown }).passthrough;
+    if (typeof passthrough === 'object' && passthrough !== null) {
+      try {
+        passthroughSettings(passthrough, `the \`passthrough\` of ${where}`);
+      } catch (error) {
+        if (!(error instanceof InvalidOptionError)) throw error;
+        throw new InvalidResponseError(error.message);
+      }
+    }
     // Own properties only, copied as checked: an inherited `toJSON` cannot
     // add what validation never saw.
     // `match` first, so a call can rule a line out from its first bytes (route-claim.ts).
@@ -198,11 +208,13 @@ export function toWireResponse(value: unknown, where: string): WireResponse {
       wire[key] =
         key === 'jsonl'
           ? (field as unknown[]).map((item) => JSON.parse(JSON.stringify(item)))
-          : key === 'writeFiles'
-            ? Object.fromEntries(Object.entries(field as object))
-            : key === 'match'
-              ? toWireMatch(field as MockMatch)
-              : field;
+          : key === 'passthrough' && typeof field === 'object'
+            ? JSON.parse(JSON.stringify(field))
+            : key === 'writeFiles'
+              ? Object.fromEntries(Object.entries(field as object))
+              : key === 'match'
+                ? toWireMatch(field as MockMatch)
+                : field;
     }
     return wire as WireResponse;
   } catch (error) {

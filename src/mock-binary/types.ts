@@ -1,4 +1,4 @@
-import type { CallStatus, MockResponse, ResponseSource } from '../queue/types.js';
+import type { CallStatus, MockResponse, PassthroughStats, ResponseSource } from '../queue/types.js';
 import type { CassetteOptions } from './cassette.js';
 
 export type { MockResponse };
@@ -177,6 +177,12 @@ export interface MockCall {
   stdinTruncated: boolean;
   /** True if the capture ended by `stdinIdleMs` while the caller still had stdin open. */
   stdinOpen: boolean;
+  /**
+   * For a `passthrough: { framing, faults }` response: frames and bytes the
+   * proxy forwarded to the real command (`c2s`) and from it (`s2c`), and the
+   * faults it applied by kind.
+   */
+  proxy: PassthroughStats | undefined;
 }
 
 export interface WaitForCallsOptions {

@@ -225,7 +225,8 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     // forwards comes from peers that do (the test's own sockets, the processes
     // it spawned), and a write, connect or delay in flight keeps it alive too.
     server?.unref();
-    this.#forgetExit = onProcessExit(() => this.#closeNow());
+    // A proxy without a server (proxyStdio, a faulted passthrough) has nothing to close at exit but its streams' owners do.
+    this.#forgetExit = server ? onProcessExit(() => this.#closeNow()) : () => {};
     // If this process dies where no exit hook runs, the sweep removes the socket file (requirement SP-11).
     this.#unrecord = listen.kind === 'unix' ? recordSocket(listen.path) : () => {};
   }
@@ -652,4 +653,20 @@ function checkWay(direction: unknown, where: string): Way {
   throw new InvalidOptionError(
     `Expected the direction of ${where} to be "c2s" or "s2c", got ${describeValue(direction)}.`,
   );
+}
+
+/**
+ * @internal The proxy settings of a `passthrough: { framing, faults, seed, maxFrameBytes }`
+ * response, checked (throws an `InvalidOptionError` naming `where`). A
+ * framing must be a name: the settings travel to the shim as JSON.
+ */
+export function passthroughSettings(spec: unknown, where: string): ProxySettings {
+  const framing = (spec as { framing?: unknown }).framing;
+  if (framing !== undefined && typeof framing !== 'string') {
+    throw new InvalidOptionError(
+      `Expected the \`framing\` of ${where} to be a framing name such as "lines" (a custom Framer cannot reach the shim), got ${describeValue(framing)}.`,
+    );
+  }
+  checkOptionKeys(spec as object, ['framing', 'faults', 'seed', 'maxFrameBytes'], where);
+  return resolveSettings(spec as Omit<FrameProxyOptions, 'listen' | 'upstream'>, where);
 }

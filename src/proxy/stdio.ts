@@ -8,8 +8,7 @@ import { SpawnError } from '../process/errors.js';
 import { FrameProxy, type FrameProxyOptions, resolveSettings } from './proxy.js';
 
 /** Options of {@link proxyStdio}: those of `createFrameProxy` without addresses, and how to start the child. */
-export interface StdioProxyOptions
-  extends Omit<FrameProxyOptions, 'listen' | 'upstream'> {
+export interface StdioProxyOptions extends Omit<FrameProxyOptions, 'listen' | 'upstream'> {
   /** The child's working dir. @default process.cwd() */
   cwd?: string;
   /** The child's environment. @default process.env */

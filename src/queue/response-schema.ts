@@ -48,6 +48,15 @@ const isTimes: Check = (v) =>
     ? undefined
     : "an integer from 1 to 1000000, or 'always'";
 const isBoolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'true or false');
+/** The shape only: the framing and the rules are checked where responses are made (mock-binary/options.ts). */
+const isPassthrough: Check = (v) =>
+  typeof v === 'boolean' ||
+  (typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.keys(v).every((k) => ['framing', 'faults', 'seed', 'maxFrameBytes'].includes(k)))
+    ? undefined
+    : 'true, false or { framing?, faults?, seed?, maxFrameBytes? }';
 
 /** Why `v` is not one matcher element (a string, a RegExp, `{ regex, flags }` or `any()`). */
 function argProblem(v: unknown): string | undefined {
@@ -166,7 +175,7 @@ export const RESPONSE_FIELDS: Readonly<Record<UserField, Check>> = {
   hang: isBoolean,
   stdin: isStdinMode,
   exitAfterStdinEof: isBoolean,
-  passthrough: isBoolean,
+  passthrough: isPassthrough,
 };
 
 /** Fields only the queue file holds: large parts kept in `out/` (see `WireResponse`). */
@@ -240,7 +249,8 @@ export function responseProblem(
       return `${capitalise(where)} sets both \`${a}\` and \`${b}\`; use one of them.`;
     }
   }
-  if ((value as { passthrough?: unknown }).passthrough === true) {
+  const passthrough = (value as { passthrough?: unknown }).passthrough;
+  if (passthrough !== undefined && passthrough !== false) {
     const scripted = Object.keys(value).filter((k) => !PASSTHROUGH_WITH.includes(k));
     if (scripted.length > 0) {
       return `${capitalise(where)} sets \`passthrough\` with \`${scripted[0]}\`: the real command's output and exit code are what the call gets. Keep only match, times, optional, delayMs and stdin with it.`;

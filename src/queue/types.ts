@@ -1,3 +1,6 @@
+import type { WayCount } from '../proxy/counters.js';
+import type { FaultAction, FaultRule, SeedFaultPlan } from '../proxy/faults.js';
+import type { Framing } from '../proxy/framing.js';
 /**
  * What is stored on disk. These are wire formats: plain JSON, validated by
  * the writer, so the runner can trust their shape and stay small.
@@ -53,8 +56,16 @@ export interface MockResponse {
    * Run the real command instead (found on PATH after the mock's own dir):
    * same argv, stdin, stdout, stderr, exit code or signal; the call is
    * recorded as usual. Other output fields are not allowed with it.
+   *
+   * With `{ framing, faults }`, its stdin and stdout run through a frame
+   * proxy (requirement PX-14): a program that spawns `my-mcp-server` talks to
+   * the real one, with frames dropped, delayed or severed on cue. Stdin then
+   * streams as the program writes it (it is not captured for the record).
+   *
+   * @example
+   * { passthrough: { framing: 'lines', faults: [{ action: 'drop', direction: 's2c', frame: 2 }] } }
    */
-  passthrough?: boolean;
+  passthrough?: boolean | PassthroughFaults;
   /** Values written to stdout as one JSON line each, after `stdout`. */
   jsonl?: unknown[];
   /**
@@ -276,4 +287,25 @@ export interface WireCallRecord {
   /** Record mode: what the real command wrote to stdout and stderr. */
   stdoutBase64?: string;
   stderrBase64?: string;
+  /** `passthrough` with faults: what the proxy on the real command's stdio forwarded and did. */
+  proxy?: PassthroughStats;
+}
+
+/** What a `passthrough: { faults }` call's proxy forwarded each way, and the faults it applied. */
+export interface PassthroughStats {
+  c2s: WayCount;
+  s2c: WayCount;
+  faults: Partial<Record<FaultAction, number>>;
+}
+
+/** `passthrough` with a frame proxy on the real command's stdin and stdout (c2s: to it, s2c: from it). */
+export interface PassthroughFaults {
+  /** A framing name (a custom `Framer` cannot reach the shim). @default 'u32be' */
+  framing?: Framing;
+  /** Rules, one rule, or the seed plan, as for `createFrameProxy`. */
+  faults?: FaultRule[] | FaultRule | SeedFaultPlan;
+  /** @default 1 */
+  seed?: number;
+  /** @default 67108864 (64 MiB) */
+  maxFrameBytes?: number;
 }

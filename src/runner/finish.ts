@@ -43,6 +43,7 @@ export function finishCall(
   if (record.stdinOpen) end.stdinOpen = true;
   if (record.stdoutBase64 !== undefined) end.stdoutBase64 = record.stdoutBase64;
   if (record.stderrBase64 !== undefined) end.stderrBase64 = record.stderrBase64;
+  if (record.proxy !== undefined) end.proxy = record.proxy;
   try {
     writeBytes(claim.fd, Buffer.from(recordLine(end)));
   } catch (error) {

@@ -1,9 +1,11 @@
 import { sep } from 'node:path';
 import type * as Cold from './cold.js';
+import type * as Faulted from './faulted.js';
 import type * as Routing from './routing.js';
 
 let loaded: typeof Cold | undefined;
 let routingLoaded: typeof Routing | undefined;
+let faultedLoaded: typeof Faulted | undefined;
 
 /** The runner's cold half (./cold.ts), loaded the first time a call needs it. */
 export function cold(): typeof Cold {
@@ -18,4 +20,11 @@ export function routing(): typeof Routing {
   const file = `${__dirname}${sep}runner-route.cjs`;
   routingLoaded ??= require(file) as typeof Routing;
   return routingLoaded;
+}
+
+/** A passthrough with a frame proxy (./faulted.ts), loaded by the calls that have one. */
+export function faultedPassthrough(): typeof Faulted {
+  const file = `${__dirname}${sep}runner-proxy.cjs`;
+  faultedLoaded ??= require(file) as typeof Faulted;
+  return faultedLoaded;
 }

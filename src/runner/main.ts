@@ -99,7 +99,7 @@ function main(argv: string[]): void {
     response.signal !== undefined ||
     response.hang === true ||
     response.exitAfterStdinEof === true ||
-    response.passthrough === true;
+    (response.passthrough !== undefined && response.passthrough !== false);
   if ((response.stdin ?? claim.config.stdin) === 'capture' || delayMs > 0 || acts) {
     cold()
       .wait(claim, response, deadline, { serve, output, timedOut })

@@ -60,6 +60,19 @@ function isShim(file: string): boolean {
   }
 }
 
+/** The real command's path, or why there is none. */
+export function locateReal(claim: Claim): string | RealEnd {
+  const { name } = claim.config;
+  const pathValue = process.env.PATH ?? process.env.Path ?? '';
+  const real = findReal(name, pathValue);
+  if (real !== undefined) return real;
+  const command = formatCommand(name, claim.record.argv);
+  return {
+    kind: 'missing',
+    message: `${label(claim)} (${command}) passes through to the real ${name}, but there is none on PATH after the mock (searched ${pathValue || 'nothing: PATH is empty'}). Install it, or script this call instead of passing it through.`,
+  };
+}
+
 /** How the real command ended, or why it could not run. */
 export type RealEnd =
   | { kind: 'exit'; code: number; out?: Buffer; err?: Buffer }
@@ -73,16 +86,9 @@ export type RealEnd =
  * are; stdin that was captured for the record is fed to it instead.
  */
 export function runReal(claim: Claim, deadline: number, stdin: Buffer | undefined): RealEnd {
+  const real = locateReal(claim);
+  if (typeof real !== 'string') return real;
   const { name } = claim.config;
-  const pathValue = process.env.PATH ?? process.env.Path ?? '';
-  const real = findReal(name, pathValue);
-  if (real === undefined) {
-    const command = formatCommand(name, claim.record.argv);
-    return {
-      kind: 'missing',
-      message: `${label(claim)} (${command}) passes through to the real ${name}, but there is none on PATH after the mock (searched ${pathValue || 'nothing: PATH is empty'}). Install it, or script this call instead of passing it through.`,
-    };
-  }
   // Recording keeps the output for the cassette: it is passed on when the command ends.
   const keep = claim.config.recordOutput === true;
   const result = spawnSync(real, claim.record.argv, {

@@ -3,6 +3,7 @@ import type { Claim } from '../queue/claim.js';
 import type { WireResponse } from '../queue/types.js';
 import type { Waiting } from './diagnostics.js';
 import { finishCall } from './finish.js';
+import { faultedPassthrough } from './lazy.js';
 import { writeAll } from './output.js';
 import { runReal } from './passthrough.js';
 import { readStdin } from './stdin.js';
@@ -41,12 +42,13 @@ export async function wait(
   // (the record keeps `stdinLimitBytes` of it); one that exits once stdin
   // ends captures it after its output.
   let fullStdin: Buffer | undefined;
-  if (capture && response.passthrough) {
+  const faulted = typeof response.passthrough === 'object'; // stdin streams through the proxy
+  if (capture && response.passthrough === true) {
     waiting = 'stdin';
     fullStdin = (await readStdin(Number.MAX_SAFE_INTEGER, 0)).data;
     const kept = fullStdin.subarray(0, stdinLimitBytes);
     keep(claim, { data: kept, truncated: kept.length < fullStdin.length, open: false });
-  } else if (capture && !response.exitAfterStdinEof) {
+  } else if (capture && !faulted && !response.exitAfterStdinEof) {
     waiting = 'stdin';
     keep(claim, await readStdin(stdinLimitBytes, stdinIdleMs ?? 0));
   }
@@ -64,7 +66,10 @@ export async function wait(
   }
   if (response.passthrough) {
     waiting = 'passthrough';
-    const end = runReal(claim, deadline, fullStdin);
+    const end =
+      typeof response.passthrough === 'object'
+        ? await faultedPassthrough().runFaulted(claim, deadline, response.passthrough)
+        : runReal(claim, deadline, fullStdin);
     clearTimeout(timer);
     if ((end.kind === 'exit' || end.kind === 'signal') && end.out && end.err) {
       claim.record.stdoutBase64 = end.out.toString('base64');

@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { Duplex, type Readable, type Writable } from 'node:stream';
+import { FrameProxy, passthroughSettings } from '../proxy/proxy.js';
+import type { Claim } from '../queue/claim.js';
+import type { PassthroughFaults } from '../queue/types.js';
+import { label } from './diagnostics.js';
+import { locateReal, type RealEnd } from './passthrough.js';
+
+/**
+ * `passthrough: { framing, faults }` (requirement PX-14): the real command
+ * runs with its stdin and stdout piped through a frame proxy, the call's own
+ * stdin and stdout on the other side; stderr is the call's. Loaded on
+ * demand (runner-proxy.cjs): the proxy is not in the hot path of other calls.
+ */
+export async function runFaulted(
+  claim: Claim,
+  deadline: number,
+  spec: PassthroughFaults,
+): Promise<RealEnd> {
+  const real = locateReal(claim);
+  if (typeof real !== 'string') return real;
+  const where = `the \`passthrough\` of ${label(claim)}`;
+  let settings: ReturnType<typeof passthroughSettings>;
+  try {
+    settings = passthroughSettings(spec, where);
+  } catch (error) {
+    return { kind: 'missing', message: (error as Error).message };
+  }
+  const child = spawn(real, claim.record.argv, {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    windowsHide: true,
+  });
+  const started = await new Promise<Error | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined));
+    child.once('error', resolve);
+  });
+  if (started) {
+    return {
+      kind: 'missing',
+      message: `${label(claim)} could not start the real ${claim.config.name} at ${real}: ${started.message}.`,
+    };
+  }
+  const address = { kind: 'stdio' as const, path: `stdio:${real}` };
+  const proxy = FrameProxy.create<string>({
+    server: undefined,
+    listen: address,
+    upstream: address,
+    ...settings,
+  });
+  const callerSide = Duplex.from({ readable: process.stdin, writable: process.stdout });
+  const commandSide = Duplex.from({
+    readable: child.stdout as Readable,
+    writable: child.stdin as Writable,
+  });
+  // A side that goes away mid-write (EPIPE) ends the exchange; the exit code says how.
+  callerSide.on('error', () => {});
+  commandSide.on('error', () => {});
+  const connection = proxy.attach(callerSide, commandSide);
+  const timer = setTimeout(() => child.kill('SIGKILL'), Math.max(1, deadline - Date.now()));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once('close', (c, s) => resolve([c, s])),
+  );
+  clearTimeout(timer);
+  // What the command wrote last may still be on its way to the caller.
+  await new Promise<void>((resolve) => {
+    if (process.stdout.writableLength === 0) resolve();
+    else process.stdout.once('drain', () => resolve());
+  });
+  const { c2s, s2c, faults } = connection.stats();
+  claim.record.proxy = { c2s, s2c, faults };
+  if (Date.now() >= deadline && signal === 'SIGKILL') return { kind: 'timeout' };
+  if (signal) return { kind: 'signal', signal };
+  return { kind: 'exit', code: code ?? 0 };
+}

@@ -1,0 +1,86 @@
+// PX-14: a mock with `passthrough: { framing, faults }`: a program that
+// spawns a stdio server by name gets the real one, faulted, without a change
+// on either side.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary, InvalidResponseError } from '../../src/index.js';
+import { runCommand, testDir } from '../helpers/index.js';
+
+const JSONRPC = fileURLToPath(new URL('../fixtures/jsonrpc_stdio.py', import.meta.url));
+const request = (id: number, method: string, params?: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+
+/** `rpc-server` in a dir of its own: the JSON-RPC-over-lines server, as an installed command would be. */
+function realServer(): string {
+  const dir = testDir();
+  const file = join(dir, 'rpc-server');
+  writeFileSync(file, `#!/bin/sh\nexec python3 ${JSON.stringify(JSONRPC)} "$@"\n`);
+  chmodSync(file, 0o755);
+  return dir;
+}
+
+describe('PX-14 a mock binary that passes through with faults', () => {
+  it('PX-14 MB-15 a program that spawns rpc-server talks to the real one with reply 1 dropped; the call records what the proxy did', async () => {
+    const real = realServer();
+    await using server = createMockBinary('rpc-server', {
+      responses: [
+        {
+          passthrough: {
+            framing: 'lines',
+            faults: [{ action: 'drop', direction: 's2c', frame: 1 }],
+          },
+        },
+      ],
+    });
+    const env = server.env({ ...process.env, PATH: `${real}:${process.env.PATH}` });
+    // The program under test: a pipeline that starts `rpc-server` by name.
+    const requests = [request(1, 'add', [1, 2]), request(2, 'echo', ['x']), request(3, 'exit')];
+    const script = `printf '%s\\n' ${requests.map((r) => `'${r}'`).join(' ')} | rpc-server`;
+    const r = await runCommand('sh', ['-c', script], { env });
+    expect(r.code).toBe(0);
+    expect(
+      r.stdout
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { jsonrpc: '2.0', id: 2, result: ['x'] },
+      { jsonrpc: '2.0', id: 3, result: 'bye' },
+    ]);
+    const call = server.lastCall();
+    expect(call).toMatchObject({ status: 'exited', exitCode: 0, responseSource: 'queue' });
+    expect(call?.proxy).toMatchObject({
+      c2s: { frames: 3 },
+      s2c: { frames: 2 },
+      faults: { drop: 1 },
+    });
+    server.assertDone();
+  });
+
+  it('PX-14 the framing and the rules are checked when the response is made, naming it', () => {
+    expect(() =>
+      createMockBinary('rpc-server', {
+        responses: [{ passthrough: { framing: 'lines', faults: [{ action: 'explode' }] } } as never],
+      }),
+    ).toThrow(
+      new InvalidResponseError(
+        'Expected the `action` option of `faults[0]` to be "drop", "duplicate", "delay", "corrupt", "truncate", "reorder", "sever-mid-frame", "sever-after", "reset" or "slice", got "explode" (string).',
+      ),
+    );
+    expect(() =>
+      createMockBinary('rpc-server', {
+        responses: [{ passthrough: { framing: { decode() {}, encode() {} } } } as never],
+      }),
+    ).toThrow(
+      'Expected the `framing` of the `passthrough` of response [0] of the `responses` option of createMockBinary("rpc-server") to be a framing name such as "lines" (a custom Framer cannot reach the shim), got {} (object).',
+    );
+    expect(() =>
+      createMockBinary('rpc-server', {
+        responses: [{ passthrough: { framing: 'lines', stdout: 'x' } } as never],
+      }),
+    ).toThrow(/passthrough.*\{ framing\?, faults\?, seed\?, maxFrameBytes\? \}/);
+  });
+});
