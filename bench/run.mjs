@@ -55,7 +55,8 @@ const targets = {
   'proxy.stalledReader.growthMiB': (v) => v <= 64,
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
-  targets[`proxy.throughput.${size}.ratioToPipe`] = size === '16B' ? (v) => v >= 0.85 : (v) => v >= 0.9;
+  targets[`proxy.throughput.${size}.ratioToPipe`] =
+    size === '16B' ? (v) => v >= 0.85 : (v) => v >= 0.9;
 }
 for (const size of ['16B', '1KiB', '64KiB', '1MiB']) {
   targets[`proxy.throughput.${size}.ratioToSocat`] = (v) => v >= 1.0;

@@ -63,7 +63,9 @@ describe('PX-14 a mock binary that passes through with faults', () => {
   it('PX-14 the framing and the rules are checked when the response is made, naming it', () => {
     expect(() =>
       createMockBinary('rpc-server', {
-        responses: [{ passthrough: { framing: 'lines', faults: [{ action: 'explode' }] } } as never],
+        responses: [
+          { passthrough: { framing: 'lines', faults: [{ action: 'explode' }] } } as never,
+        ],
       }),
     ).toThrow(
       new InvalidResponseError(
