@@ -82,6 +82,7 @@ function acquire(dir: string, waitMs: number): Turn {
       }
       continue; // someone else took it: look again at once
     }
+    if (pause === 1) writerWaits(holder.pid);
     if (Date.now() >= deadline) {
       throw new ShimkitError(
         'ERR_SHIMKIT_WRITER_BUSY',
@@ -213,4 +214,10 @@ function holderLives(owner: Owner): boolean {
  */
 export function writerStop(step: WriterStep): void {
   if (process.env.SHIMKIT_TEST_WRITER_STOP === step) process.kill(process.pid, 'SIGSTOP');
+}
+
+/** Test hook: `SHIMKIT_TEST_WRITER_WAITING=<file>` writes the holder's pid there when this writer starts to wait. */
+function writerWaits(holder: number): void {
+  const file = process.env.SHIMKIT_TEST_WRITER_WAITING;
+  if (file) writeFileSync(file, String(holder));
 }
