@@ -11,6 +11,7 @@ import { parseArgs } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { FAULT_FLAGS, parseAddress, parseFault } from './faults.js';
+import { plural } from './words.js';
 
 /** `shimkit proxy`: the frame proxy in the foreground, one line per frame and fault. */
 export const proxyCommand: Command = {
@@ -144,7 +145,7 @@ async function serve(
     proxy.on('frame', (f: FrameEvent) =>
       out(
         { event: 'frame', ...f },
-        `conn ${f.connection} ${f.direction} frame ${f.frame} (${f.length} bytes)`,
+        `conn ${f.connection} ${f.direction} frame ${f.frame} (${plural(f.length, 'byte')})`,
       ),
     );
   }
