@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -93,4 +94,23 @@ describe('the shimkit command from bats, pytest and Go', () => {
       expect(out).toContain('--- PASS: TestVerifyFailsOnAnUnusedResponse');
     },
   );
+
+  it("CLI-01 the README's bash, pytest and Go examples are copied from these suites, verbatim", () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const section = readme.slice(
+      readme.indexOf('## From bash, pytest or Go'),
+      readme.indexOf('## Test runners'),
+    );
+    const block = (lang: string) =>
+      new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section)?.[1];
+    for (const [lang, file] of [
+      ['bash', 'test/cli/bats/release.bats'],
+      ['python', 'test/cli/python/test_release.py'],
+      ['go', 'test/cli/go/release_test.go'],
+    ] as const) {
+      const example = block(lang);
+      expect(example, `a ${lang} block in the README`).toBeTruthy();
+      expect(readFileSync(join(REPO, file), 'utf8'), file).toContain(example);
+    }
+  });
 });
