@@ -28,6 +28,18 @@ export default defineConfig([
     external: ['vitest', 'shimkit'],
   },
   {
+    // The `shimkit` command. Like the fixtures, it imports the core as the
+    // package itself (one copy of it; src/cli/ uses only the public door).
+    entry: { cli: 'src/cli/bin.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    sourcemap: false,
+    clean: false,
+    external: ['shimkit'],
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
     // The hot path: runs inside every mocked call. A small CommonJS file with
     // only node builtins, so Node starts it about as fast as `node -e 0`, and
     // beside it what few calls need (src/runner/cold.ts), loaded on demand.

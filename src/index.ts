@@ -18,7 +18,12 @@ export {
   type SweepReport,
   sweepLeftovers,
 } from './internal/leftovers/sweep-leftovers.js';
-export { createMockBinDir, MockBinDir, type MockBinDirOptions } from './mock-binary/bin-dir.js';
+export {
+  createMockBinDir,
+  MockBinDir,
+  type MockBinDirOptions,
+  openMockBinDir,
+} from './mock-binary/bin-dir.js';
 export {
   CASSETTE_MODE_VAR,
   type Cassette,

@@ -1,16 +1,30 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError, UnusedResponsesError } from '../internal/errors.js';
-import { checkOptionKeys, resolvePlatform } from '../internal/options.js';
+import { checkOptionKeys, optionError, resolvePlatform } from '../internal/options.js';
 import { runnerPath } from '../internal/package-files.js';
 import { type Env, envWithPathEntry } from '../internal/path-env.js';
+import { removeTree } from '../internal/remove-tree.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
 import { stateError } from '../queue/errors.js';
+import { instanceId } from '../queue/writer.js';
 import { installOnPath } from './install.js';
 import { MockBinary } from './mock-binary.js';
 import { validateBinaryName } from './name.js';
 import { checkTmpDir, resolveOptions } from './options.js';
+import {
+  claimRoot,
+  entryKeys,
+  NotMockDirError,
+  noSuchMock,
+  readEntry,
+  readMarker,
+  removeEntry,
+  writeEntry,
+  writeMarker,
+} from './persist.js';
 import type { MockBinaryOptions } from './types.js';
 import { shimDirOf, WindowsFiles } from './windows-layout.js';
 
@@ -26,6 +40,27 @@ export interface MockBinDirOptions {
    * @default os.tmpdir()
    */
   tmpDir?: string;
+  /**
+   * Use this dir as the root instead of a new temp dir: it is created (0700),
+   * or must be an empty dir. Shims go in `<dir>/bin` (put that on PATH), and
+   * another process can reopen it with {@link openMockBinDir}. `dispose()`
+   * deletes it; so does the exit of this process, unless `keep`. Not with
+   * `tmpDir`.
+   * @default a new temp dir in `tmpDir`
+   * @example
+   * const bin = createMockBinDir({ dir: join(testDir, 'mocks'), keep: true });
+   */
+  dir?: string;
+  /**
+   * Let the dir outlive this process: neither the exit cleanup nor the
+   * leftover sweep removes it (delete it yourself, or `dispose()` it from
+   * any process with `openMockBinDir(dir)`). A kept dir can be reopened by
+   * dir from another process, as `shimkit mock` / `shimkit enqueue` do.
+   * @default false
+   * @example
+   * const bin = createMockBinDir({ keep: true }); // bin.root survives the process
+   */
+  keep?: boolean;
 }
 
 /**
@@ -46,27 +81,64 @@ export class MockBinDir {
   readonly #temp: TempDir;
   readonly #mocks = new Map<string, MockBinary>();
   readonly #windows: WindowsFiles | undefined;
+  /** Whether the root outlives its process and lists its mocks in `mocks/` (see persist.ts). */
+  readonly #persistent: boolean;
   #uninstall: (() => void) | undefined;
   #disposed = false;
 
   constructor(options: MockBinDirOptions = {}) {
-    checkOptionKeys(options, ['platform', 'tmpDir'], 'createMockBinDir()');
-    this.platform = resolvePlatform(options.platform, 'createMockBinDir()');
-    const parent = checkTmpDir(options.tmpDir, 'createMockBinDir()') ?? tmpdir();
-    try {
-      this.#temp = createTempDir('shimkit', options.tmpDir);
-    } catch (error) {
-      throw stateError(error, parent, 'test');
+    const where = 'createMockBinDir()';
+    checkOptionKeys(options, ['platform', 'tmpDir', 'dir', 'keep'], where);
+    if ((options as { [opened]?: unknown })[opened]) {
+      const root = (options as { [opened]: { root: string } })[opened].root;
+      this.platform = resolvePlatform(options.platform, 'openMockBinDir()');
+      this.#temp = { path: root, remove: () => claimedRemove(root), keep: () => {} };
+      this.root = root;
+      this.dir = shimDirOf(root, this.platform);
+      this.#windows = this.platform === 'win32' ? new WindowsFiles(root) : undefined;
+      this.#persistent = true;
+      return;
     }
+    this.platform = resolvePlatform(options.platform, where);
+    const keep = options.keep ?? false;
+    if (typeof keep !== 'boolean') throw optionError(where, 'keep', 'true or false', keep);
+    if (options.dir !== undefined) {
+      if (typeof options.dir !== 'string' || options.dir === '' || options.dir.includes('\0')) {
+        throw optionError(where, 'dir', 'a dir path', options.dir);
+      }
+      if (options.tmpDir !== undefined) {
+        throw new InvalidOptionError(
+          `${where}: pass \`dir\` (the root itself) or \`tmpDir\` (where a new temp root goes), not both.`,
+        );
+      }
+    }
+    const parent = checkTmpDir(options.tmpDir, where) ?? tmpdir();
+    try {
+      this.#temp =
+        options.dir !== undefined
+          ? claimRoot(options.dir, keep, where)
+          : createTempDir('shimkit', options.tmpDir);
+    } catch (error) {
+      throw stateError(error, options.dir ?? parent, 'test');
+    }
+    if (keep) this.#temp.keep();
+    this.#persistent = keep || options.dir !== undefined;
     this.root = this.#temp.path;
     this.dir = shimDirOf(this.root, this.platform);
     this.#windows = this.platform === 'win32' ? new WindowsFiles(this.root) : undefined;
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      if (this.#persistent) writeMarker(this.root, this.platform);
     } catch (error) {
       this.#temp.remove();
       throw stateError(error, this.dir, 'test');
     }
+  }
+
+  /** @internal Reopen a persistent root (see {@link openMockBinDir}). */
+  static open(dir: string): MockBinDir {
+    const { root, platform } = readMarker(dir);
+    return new MockBinDir({ platform, [opened]: { root } } as MockBinDirOptions);
   }
 
   /** Add a mock binary to this dir. Names must be unique within the dir. */
@@ -86,9 +158,74 @@ export class MockBinDir {
         `This bin dir already has a mock named ${JSON.stringify(name)}; use that one, or reset() it.`,
       );
     }
-    const mock = MockBinary.create(this, name, resolved, () => this.#mocks.delete(key));
+    if (!this.#persistent) {
+      const mock = MockBinary.create(this, name, resolved, () => this.#drop(key));
+      this.#mocks.set(key, mock);
+      return mock;
+    }
+    // The name is taken on disk first (exclusively: two processes making the
+    // same mock cannot both win), then the mock is made under it.
+    const instance = instanceId();
+    const entry = { name, state: `${name}.${instance}`, strict: resolved.strict };
+    if (!writeEntry(this.root, key, entry)) refuseTaken(this, name);
+    let mock: MockBinary;
+    try {
+      mock = MockBinary.create(this, name, resolved, () => this.#drop(key), instance);
+    } catch (error) {
+      removeEntry(this.root, key);
+      throw error;
+    }
     this.#mocks.set(key, mock);
     return mock;
+  }
+
+  /**
+   * The mock named `name` in this dir. In a dir made with `dir` or
+   * `keep: true`, that includes mocks other processes added (`shimkit mock`).
+   * Throws a `ShimkitError` (`ERR_SHIMKIT_NOT_MOCK_DIR`) naming the mocks there
+   * and the nearest name if there is none.
+   *
+   * @example
+   * const git = openMockBinDir(dir).get('git');
+   * git.assertDone();
+   */
+  get(name: string): MockBinary {
+    this.#assertLive();
+    validateBinaryName(name, this.platform);
+    const key = this.#key(name);
+    const mock = this.#mocks.get(key) ?? (this.#persistent ? this.#load(key) : undefined);
+    if (!mock)
+      throw noSuchMock(
+        this.root,
+        name,
+        this.mocks().map((m) => m.name),
+      );
+    return mock;
+  }
+
+  /** A mock recorded in `mocks/` that this object has not met yet. */
+  #load(key: string): MockBinary | undefined {
+    const entry = readEntry(this.root, key);
+    if (!entry) return undefined;
+    const stateDir = join(this.root, 'state', entry.state);
+    if (!existsSync(stateDir)) {
+      throw new NotMockDirError(
+        `mock "${entry.name}" in ${this.root} has no state dir (${stateDir}): was it deleted by hand? Remove ${join(this.root, 'mocks', `${key}.json`)} and make the mock again.`,
+      );
+    }
+    const mock = MockBinary.reopen(
+      this,
+      entry.name,
+      { stateDir, strict: entry.strict === true, platform: this.platform },
+      () => this.#drop(key),
+    );
+    this.#mocks.set(key, mock);
+    return mock;
+  }
+
+  #drop(key: string): void {
+    this.#mocks.delete(key);
+    if (this.#persistent && !this.#disposed) removeEntry(this.root, key);
   }
 
   /** @internal The Node and runner a shim in this dir runs (copies inside the root on Windows). */
@@ -97,8 +234,14 @@ export class MockBinDir {
     return { nodePath: this.#windows.node(nodePath), runnerPath: this.#windows.runner() };
   }
 
-  /** The mocks in this dir. */
+  /** The mocks in this dir (in a dir made with `dir` or `keep: true`, also those other processes added), sorted by name for such a dir. */
   mocks(): MockBinary[] {
+    if (this.#persistent && !this.#disposed) {
+      for (const key of entryKeys(this.root)) if (!this.#mocks.has(key)) this.#load(key);
+      return [...this.#mocks.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([, mock]) => mock);
+    }
     return [...this.#mocks.values()];
   }
 
@@ -211,4 +354,41 @@ function refuseInstalledTwice(bin: MockBinDir, name: string): void {
 /** Several mocks in one dir. See {@link MockBinDir}. */
 export function createMockBinDir(options?: MockBinDirOptions): MockBinDir {
   return new MockBinDir(options);
+}
+
+/**
+ * Reopen a bin dir made with `createMockBinDir({ dir })` or `{ keep: true }`
+ * (or by `shimkit mock NAME --dir D`), in this or any later process: its
+ * mocks come back by name with `get(name)` and `mocks()`, with their queues
+ * and recorded calls, and can be enqueued to, asserted on, reset and
+ * disposed. Nothing removes the dir when this process exits; `dispose()`
+ * deletes it. Throws a `ShimkitError` with code `ERR_SHIMKIT_NOT_MOCK_DIR`
+ * for a dir that is not such a bin dir, saying how to make one.
+ *
+ * @example
+ * // process 1: createMockBinDir({ dir, keep: true }).mock('git');
+ * // process 2:
+ * const git = openMockBinDir(dir).get('git');
+ * git.enqueue({ stdout: 'main\n' });
+ */
+export function openMockBinDir(dir: string): MockBinDir {
+  if (typeof dir !== 'string' || dir === '' || dir.includes('\0')) {
+    throw new InvalidOptionError(
+      `Expected the dir passed to openMockBinDir() to be a dir path, got ${describeValue(dir)}.`,
+    );
+  }
+  return MockBinDir.open(dir);
+}
+
+/** The private key of the options that `MockBinDir.open` passes to the constructor. */
+const opened = Symbol('opened');
+
+function claimedRemove(root: string): void {
+  removeTree(root);
+}
+
+function refuseTaken(bin: MockBinDir, name: string): never {
+  throw new InvalidOptionError(
+    `${bin.root} already has a mock named ${JSON.stringify(name)} (made by another process, or earlier): use it (openMockBinDir(dir).get(${JSON.stringify(name)}), or from a shell \`shimkit enqueue ${bin.root} ${name} …\`), or dispose of it first.`,
+  );
 }

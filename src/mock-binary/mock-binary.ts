@@ -87,34 +87,24 @@ export class MockBinary {
     name: string,
     options: ResolvedOptions,
     forget: () => void,
+    instance?: string,
   ): MockBinary {
-    return new MockBinary(bin, name, options, forget);
-  }
-
-  private constructor(bin: MockHost, name: string, options: ResolvedOptions, forget: () => void) {
-    this.name = name;
-    this.#bin = bin;
-    this.#forget = forget;
-    this.#strict = options.strict;
-    this.#platform = options.platform;
-    this.#recordTo = options.recordTo;
-    this.dir = bin.dir;
-    this.path = join(bin.dir, shimFileName(name, options.platform));
+    const path = join(bin.dir, shimFileName(name, options.platform));
     // A state dir of its own that no earlier mock of this name had (MB-18),
     // with its responses (already validated); the shim appears last and
     // whole, so it is never run half-made or ahead of its state.
-    this.stateDir = createInstance(join(bin.root, 'state'), name, options.config);
+    const stateDir = createInstance(join(bin.root, 'state'), name, options.config, instance);
     const temp = join(bin.dir, `.${name}.${process.pid}.tmp`);
     try {
       if (options.responses.length > 0) {
-        appendToQueue(this.stateDir, options.responses);
+        appendToQueue(stateDir, options.responses);
       }
       const shim = renderShim(
         {
           name,
           ...bin.shimFiles(options.nodePath),
           nodeFlags: options.nodeFlags,
-          stateDir: this.stateDir,
+          stateDir,
           shimDir: bin.dir,
           root: bin.root,
           fast: fastPathOf(options.config),
@@ -123,12 +113,48 @@ export class MockBinary {
       );
       writeFileSync(temp, shim, { mode: 0o700 });
       chmodSync(temp, 0o700);
-      renameSync(temp, this.path);
+      renameSync(temp, path);
     } catch (error) {
       tryUnlink(temp);
-      retire(this.stateDir);
-      throw stateError(error, this.path, 'test');
+      retire(stateDir);
+      throw stateError(error, path, 'test');
     }
+    return new MockBinary(bin, name, { ...options, stateDir }, forget);
+  }
+
+  /**
+   * @internal A mock another process made in a dir that outlives it
+   * (`openMockBinDir()`): its shim and state are on disk already.
+   */
+  static reopen(
+    bin: MockHost,
+    name: string,
+    init: { stateDir: string; strict: boolean; platform: NodeJS.Platform },
+    forget: () => void,
+  ): MockBinary {
+    return new MockBinary(bin, name, { ...init, recordTo: undefined }, forget);
+  }
+
+  private constructor(
+    bin: MockHost,
+    name: string,
+    init: {
+      stateDir: string;
+      strict: boolean;
+      platform: NodeJS.Platform;
+      recordTo: string | undefined;
+    },
+    forget: () => void,
+  ) {
+    this.name = name;
+    this.#bin = bin;
+    this.#forget = forget;
+    this.#strict = init.strict;
+    this.#platform = init.platform;
+    this.#recordTo = init.recordTo;
+    this.dir = bin.dir;
+    this.path = join(bin.dir, shimFileName(name, init.platform));
+    this.stateDir = init.stateDir;
   }
 
   /**

@@ -32,35 +32,43 @@ import { firstFree } from './search.js';
 import { renderFragment, shStateText } from './sh-fragment.js';
 import { readState, writeState } from './state.js';
 import type { WireConfig, WireResponse, WireState } from './types.js';
+import { makeWriterDir, withWriterLock, writerStop } from './writer-lock.js';
 
 /**
  * The writer's half of the protocol, used by the test process (and the CLI):
  * set up a state dir, append to the queue, start a new generation on reset.
- * Nothing here takes a lock or waits for a call: appends are single writes to
- * a file opened for appending, so the test process never stalls behind a
- * call, however many run. Every file-system error comes out as a
- * `ShimkitError` that names the file.
+ * Nothing here waits for a call: appends are single writes to a file opened
+ * for appending, so the test process never stalls behind a call, however
+ * many run. Writers take turns (writer-lock.ts), which only another writer
+ * (a `shimkit enqueue` in another process) can hold up. Every file-system
+ * error comes out as a `ShimkitError` that names the file.
  */
 
 /** A queue line longer than this keeps its large parts in `out/` files. */
 export const INLINE_LIMIT_BYTES = 16 * 1024;
 
 /**
- * Make the state dir of a new mock instance under `parent`: `<name>.<id>`,
- * a name no other instance ever had (a call still running from an earlier
+ * Make the state dir of a new mock instance under `parent`: `<name>.<id>`
+ * (`id` random unless given), a name no other instance ever had (a call still running from an earlier
  * mock of the same name cannot find it), with generation g1 ready.
  */
-export function createInstance(parent: string, name: string, config: WireConfig): string {
+export function createInstance(
+  parent: string,
+  name: string,
+  config: WireConfig,
+  id?: string,
+): string {
   return guard(parent, () => {
     mkdirSync(parent, { recursive: true, mode: 0o700 });
     for (;;) {
-      const dir = join(parent, `${name}.${randomBytes(6).toString('hex')}`);
+      const dir = join(parent, `${name}.${id ?? instanceId()}`);
       try {
         mkdirSync(dir, { mode: 0o700 });
       } catch (error) {
-        if (errnoCode(error) === 'EEXIST') continue;
+        if (errnoCode(error) === 'EEXIST' && id === undefined) continue; // a given id is the caller's to keep unique
         throw error;
       }
+      makeWriterDir(dir);
       buildGeneration(dir, 1);
       if (config.sh) {
         const { sh } = config;
@@ -77,19 +85,26 @@ export function createInstance(parent: string, name: string, config: WireConfig)
   });
 }
 
+/** The random part of a state dir's name, `<name>.<id>`. */
+export function instanceId(): string {
+  return randomBytes(6).toString('hex');
+}
+
 /**
  * Forget all responses and calls: switch to a fresh generation and delete the
  * old one in the background. A generation number is never used twice: one
  * left behind by a reset that failed half-way (a full disk) is skipped.
  */
 export function resetState(stateDir: string): void {
-  guard(stateDir, () => {
-    const state = readState(stateDir);
-    let next = Number(state.generation.slice(1)) + 1;
-    while (!buildGeneration(stateDir, next)) next += 1;
-    publishState(stateDir, { ...state, generation: `g${next}` });
-    retire(join(stateDir, state.generation));
-  });
+  guard(stateDir, () =>
+    withWriterLock(stateDir, () => {
+      const state = readState(stateDir);
+      let next = Number(state.generation.slice(1)) + 1;
+      while (!buildGeneration(stateDir, next)) next += 1;
+      publishState(stateDir, { ...state, generation: `g${next}` });
+      retire(join(stateDir, state.generation));
+    }),
+  );
 }
 
 /**
@@ -157,11 +172,21 @@ function buildGeneration(stateDir: string, n: number): boolean {
  * coming that it does not know yet, and leaves the call to the runner, so no
  * call answers "repeat" once a later response was served.
  *
- * One writer at a time per state dir: the line numbers of `sh/<n>` come
- * from counting the queue before the append, which two processes appending
- * at once would both get wrong.
+ * One writer at a time per state dir (the writer lock, writer-lock.ts): the
+ * line numbers of `sh/<n>` come from counting the queue before the append,
+ * which two processes appending at once would both get wrong.
  */
 export function appendToQueue(stateDir: string, responses: readonly WireResponse[]): void {
+  guard(join(stateDir, 'writers'), () =>
+    withWriterLock(stateDir, () => {
+      writerStop('locked');
+      appendLocked(stateDir, responses);
+      writerStop('settled');
+    }),
+  );
+}
+
+function appendLocked(stateDir: string, responses: readonly WireResponse[]): void {
   const state = readState(stateDir);
   const genDir = generationPath(stateDir, state.generation);
   const outFiles: string[][] = [];
@@ -173,7 +198,11 @@ export function appendToQueue(stateDir: string, responses: readonly WireResponse
       return Buffer.from(`${JSON.stringify(externalise(genDir, response, files))}\n`);
     });
     if (responses.some((r) => r.match !== undefined || r.times !== undefined)) markRouted(genDir);
-    appendLines(queuePath(genDir), lines, (first) => sh.write(first, responses));
+    appendLines(queuePath(genDir), lines, (first) => {
+      sh.write(first, responses);
+      writerStop('fragments');
+    });
+    writerStop('appended');
   } catch (error) {
     const kept = error instanceof PartialAppend ? error.whole : 0;
     const cause = error instanceof PartialAppend ? error.cause : error;
@@ -299,7 +328,7 @@ function appendLines(
 ): number {
   const fd = openSync(file, 'a+', 0o600);
   try {
-    const start = fstatSync(fd).size;
+    const start = Number(fstatSync(fd).size);
     const lead = Buffer.from(start > 0 && lastByte(fd, start) !== 0x0a ? '\n' : '');
     const first = linesUpTo(file, fd, start) + lead.length + 1;
     before(first);
@@ -320,7 +349,7 @@ function appendLines(
       throw new PartialAppend(error, whole, first);
     }
     lineCounts.delete(file); // re-inserted last: the oldest entry is the first to go
-    lineCounts.set(file, { size: start + data.length, lines: first - 1 + lines.length });
+    lineCounts.set(file, { ...fileVersion(fd), lines: first - 1 + lines.length });
     if (lineCounts.size > 512) lineCounts.delete(lineCounts.keys().next().value as string);
     return first;
   } finally {
@@ -328,13 +357,39 @@ function appendLines(
   }
 }
 
-/** Complete lines of queue files this process appended to, at the size it left them. */
-const lineCounts = new Map<string, { size: number; lines: number }>();
+/**
+ * Complete lines of queue files this process appended to, as it left them.
+ * An entry counts only while the file is that very file (inode), at that
+ * size and modification time: another process's append (a `shimkit enqueue`),
+ * a cut-back after a failed write, or a hand edit changes one of them.
+ */
+const lineCounts = new Map<string, FileVersion & { lines: number }>();
+
+interface FileVersion {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+function fileVersion(fd: number): FileVersion {
+  const stat = fstatSync(fd, { bigint: true });
+  return { ino: stat.ino, size: stat.size, mtimeNs: stat.mtimeNs };
+}
 
 /** How many complete lines the first `size` bytes of the queue hold (read only when this process has not counted them). */
 function linesUpTo(file: string, fd: number, size: number): number {
   const known = lineCounts.get(file);
-  if (known?.size === size) return known.lines;
+  if (known) {
+    const now = fileVersion(fd);
+    if (
+      known.ino === now.ino &&
+      known.size === now.size &&
+      known.mtimeNs === now.mtimeNs &&
+      now.size === BigInt(size)
+    ) {
+      return known.lines;
+    }
+  }
   const bytes = Buffer.alloc(size);
   let read = 0;
   while (read < size) {

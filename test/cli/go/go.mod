@@ -1,0 +1,3 @@
+module shimkit.test/release
+
+go 1.19
