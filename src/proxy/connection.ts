@@ -35,8 +35,16 @@ export interface ConnectionHost {
   faulted(connection: number, way: Way, frame: number, action: FaultAction): void;
   onFrame: ((connection: number, way: Way, frame: number, length: number) => void) | undefined;
   record:
-    | ((connection: number, way: Way, frame: number, body: Buffer, rule: Rule | undefined) => void)
+    | ((
+        connection: number,
+        way: Way,
+        frame: number,
+        body: Buffer,
+        length: number,
+        rule: Rule | undefined,
+      ) => void)
     | undefined;
+  recordBytes: number;
 }
 
 /** What `connection.stats()` returns: frames and bytes per direction and faults by kind, on one connection. */
@@ -102,8 +110,9 @@ export class ProxyConnection {
           : undefined;
       },
       record: host.record
-        ? (way, frame, body, rule) => host.record?.(id, way, frame, body, rule)
+        ? (way, frame, body, length, rule) => host.record?.(id, way, frame, body, length, rule)
         : undefined,
+      recordBytes: host.recordBytes,
     };
     this.#outboxes = {
       c2s: new Outbox(
@@ -144,16 +153,34 @@ export class ProxyConnection {
     client.on('error', onError);
     upstream.on('error', onError);
     let closedSides = 0;
-    const onClose = () => {
+    const onClose = (side: Duplex) => {
       closedSides += 1;
       if (closedSides === 2) {
         this.#open = false;
-      } else if (!this.#closing) {
-        this.#destroy();
+        return;
       }
+      if (this.#closing) return;
+      // What the closed side sent that still waits in the proxy (a delay, a
+      // hold, pacing) goes on to the other side first, then that side ends.
+      const [from, to] =
+        side === client
+          ? [this.#outboxes.c2s, this.#outboxes.s2c]
+          : [this.#outboxes.s2c, this.#outboxes.c2s];
+      to.close();
+      if (from.pending === 0) {
+        this.#destroy();
+        return;
+      }
+      from.end();
+      from.afterFlush(() => {
+        const other = side === client ? upstream : client;
+        other.end(() => {
+          if (!this.#closing) this.#destroy();
+        });
+      });
     };
-    client.on('close', onClose);
-    upstream.on('close', onClose);
+    client.on('close', () => onClose(client));
+    upstream.on('close', () => onClose(upstream));
   }
 
   /** Whether either socket is still open. */

@@ -96,6 +96,7 @@ export class FrameDecoder {
     const chunk = this.#chunks.pop();
     if (!chunk) return;
     this.#buffered -= chunk.length;
+    cursor.chunk(chunk);
     let pos = 0;
     while (pos < chunk.length) {
       let end: number;

@@ -19,8 +19,16 @@ export interface PumpContext {
   sever(mode: 'fin' | 'rst', after?: Outbox): void;
   /** Report each forwarded frame (only when someone listens). */
   onFrame: ((way: Way, frame: number, length: number) => void) | undefined;
-  /** Keep each frame (`record: true`): then every frame is cut out whole and passed here first. */
-  record: ((way: Way, frame: number, body: Buffer, rule: Rule | undefined) => void) | undefined;
+  /**
+   * Keep each frame (`record: true`): the start of its body (at least
+   * `recordBytes` of it, when it has that many), its length and the rule
+   * that hit it. Frames nothing targets still stream through.
+   */
+  record:
+    | ((way: Way, frame: number, body: Buffer, length: number, rule: Rule | undefined) => void)
+    | undefined;
+  /** How many body bytes `record` keeps. */
+  readonly recordBytes: number;
 }
 
 /** @internal A whole frame a fault (or a reorder waiting for its release) cut out of the stream. */
@@ -54,15 +62,32 @@ export abstract class FramePump {
     this.stopped = true;
   }
 
-  /** The frame's bytes with a new body: a header that says its length, and so on. */
+  /** A frame with this body, from nothing but the body (custom framers). */
   protected abstract encode(body: Buffer): Buffer;
+
+  /** The bytes before a body (`span[0]` of them), saying `length` instead. */
+  protected abstract resizeHeader(header: Buffer, length: number): Buffer;
+
+  /** Whether `wire` reads back as exactly this one body (custom framers; the others cannot be put out of step by a flip). */
+  protected readsAs: ((wire: Buffer, body: Buffer) => boolean) | undefined;
+
+  /** `target`'s frame with a new body: its header says the new length, its trailer (a CR LF) stays. */
+  #rebuild(target: Target, body: Buffer): Buffer {
+    const { wire, span } = target;
+    if (!span) return this.encode(body);
+    return Buffer.concat([
+      this.resizeHeader(wire.subarray(0, span[0]), body.length),
+      body,
+      wire.subarray(span[1]),
+    ]);
+  }
 
   /** Byte values a `corrupt` fault must not write into a body (they would end the frame). */
   protected reserved: ReadonlySet<number> | undefined;
 
   protected apply(target: Target): void {
     const { rule, frame, wire, body } = target;
-    this.ctx.record?.(this.way, frame, body, rule);
+    this.ctx.record?.(this.way, frame, body, body.length, rule);
     const release = this.held;
     this.held = undefined;
     if (rule?.hold) {
@@ -92,22 +117,24 @@ export abstract class FramePump {
         break;
       case 'truncate': {
         const keep = kept(rule as Rule, body.length);
-        this.pass(this.encode(body.subarray(0, keep)), frame, keep);
+        this.pass(this.#rebuild(target, body.subarray(0, keep)), frame, keep);
         break;
       }
       case 'reorder':
         this.held = wire; // goes out right after the next frame
         break;
       case 'sever-mid-frame': {
+        // A custom frame's body is taken to end it; never is the whole frame let through.
         const keep = kept(rule as Rule, body.length);
-        const start = target.span ? target.span[0] : wire.length - body.length;
-        this.out.push(wire.subarray(0, Math.max(0, start) + keep), 0);
+        const start = target.span ? target.span[0] : Math.max(0, wire.length - body.length);
+        this.out.push(wire.subarray(0, Math.min(start + keep, wire.length - 1)), 0);
         this.stopped = true;
         this.ctx.sever((rule as Rule).mode, this.out);
         return;
       }
       case 'sever-after':
         this.pass(wire, frame, body.length);
+        if (release) this.out.push(release, 1); // a reordered frame was due right after this one
         this.stopped = true;
         this.ctx.sever((rule as Rule).mode, this.out);
         return;
@@ -147,7 +174,7 @@ export abstract class FramePump {
     const base = span ? span[0] : 0;
     const flips = Math.min(rule.bits, bodyBits);
     const seen = new Set<number>();
-    const reserved = this.reserved;
+    const { reserved, readsAs } = this;
     // A body of nothing but bytes one flip away from a reserved one cannot take every flip: give up after a while.
     for (let i = 0; seen.size < flips && i < 64 * flips + 1024; i++) {
       const bit = Math.floor(
@@ -155,10 +182,16 @@ export abstract class FramePump {
       );
       if (seen.has(bit)) continue;
       const at = base + (bit >> 3);
-      const flipped = (copy[at] as number) ^ (1 << (bit & 7));
+      const before = copy[at] as number;
+      const flipped = before ^ (1 << (bit & 7));
       if (reserved?.has(flipped)) continue;
-      seen.add(bit);
       copy[at] = flipped;
+      // A custom frame is rebuilt by encode(): a flip that makes it read as something else is undone.
+      if (!span && readsAs && !readsAs(this.encode(copy), copy)) {
+        copy[at] = before;
+        continue;
+      }
+      seen.add(bit);
     }
     return span ? copy : this.encode(copy);
   }

@@ -7,6 +7,7 @@ import {
   type Framer,
   lines,
   raw,
+  SplitError,
   type Splitter,
 } from './splitters.js';
 
@@ -79,6 +80,14 @@ export function encodeFrame(
     );
   }
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (wire.kind === 'split') return Buffer.from(wire.encode(buffer));
+  if (wire.kind === 'split') {
+    try {
+      return Buffer.from(wire.encode(buffer));
+    } catch (error) {
+      if (error instanceof SplitError)
+        throw new InvalidOptionError(`encodeFrame(): ${error.message}.`);
+      throw error;
+    }
+  }
   return Buffer.concat([wire.write(bytes.length), buffer]);
 }

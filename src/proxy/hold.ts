@@ -42,7 +42,7 @@ export class FrameHold {
     this.#onRelease = onRelease;
   }
 
-  /** Frames held now (0 once released). */
+  /** Frames held now (0 once released; a frame whose connection closed while held is no longer counted). */
   get held(): number {
     return this.#held;
   }
@@ -57,12 +57,23 @@ export class FrameHold {
     return this.#open;
   }
 
-  /** @internal A frame was caught in `holder`'s queue. */
-  catch(holder: Holder): void {
+  /**
+   * @internal A frame was caught in `holder`'s queue; false if this hold was
+   * released meanwhile (the frame matched at its first byte, ended after the release).
+   */
+  catch(holder: Holder): boolean {
+    if (this.#open) return false;
     this.#held += 1;
     this.#caught += 1;
     this.#holders.add(holder);
     for (const check of [...this.#waiters]) check();
+    return true;
+  }
+
+  /** @internal `holder` closed (its connection ended) with `frames` of this hold's frames still in it: they are gone. */
+  drop(holder: Holder, frames: number): void {
+    this.#holders.delete(holder);
+    if (!this.#open) this.#held = Math.max(0, this.#held - frames);
   }
 
   /**

@@ -81,10 +81,18 @@ export class Outbox implements Holder {
   /** Queue `data` (one frame) until `hold` is released; frames behind it wait too. */
   hold(data: Buffer, hold: FrameHold): void {
     if (this.#closed) return;
+    if (!hold.catch(this)) {
+      this.push(data, 1); // released meanwhile: it goes on like any frame
+      return;
+    }
     this.#items.push({ data, frames: 1, at: 0, hold });
     this.#queued += data.length;
-    hold.catch(this);
     this.#flush();
+  }
+
+  /** Items still queued (delayed, held, paced, or waiting for the destination to drain). */
+  get pending(): number {
+    return this.#items.length;
   }
 
   /** @internal A hold was released: write what it let go. */
@@ -107,6 +115,11 @@ export class Outbox implements Holder {
   /** Stop: drop what is queued, cancel timers. */
   close(): void {
     this.#closed = true;
+    const held = new Map<FrameHold, number>();
+    for (const item of this.#items) {
+      if (item.hold && !item.hold.open) held.set(item.hold, (held.get(item.hold) ?? 0) + 1);
+    }
+    for (const [hold, frames] of held) hold.drop(this, frames);
     this.#items.length = 0;
     this.#queued = 0;
     if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);

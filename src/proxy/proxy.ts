@@ -458,11 +458,19 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
           : undefined) ?? matchRule(this.#rules, way, connection, frame, seed),
       mayHit: (connection: number, way: Way) =>
         mayHit(this.#rules, way, connection) || mayHit(this.#holds, way, connection),
+      recordBytes: this.#settings.recorder?.maxBodyBytes ?? 0,
       record: this.#settings.recorder
-        ? (connection: number, way: Way, frame: number, body: Buffer, rule: Rule | undefined) => {
+        ? (
+            connection: number,
+            way: Way,
+            frame: number,
+            body: Buffer,
+            length: number,
+            rule: Rule | undefined,
+          ) => {
             const recorder = this.#settings.recorder as Recorder;
             const at = this.#now() - this.#started;
-            const record = recorder.add(at, connection, way, frame, body, rule);
+            const record = recorder.add(at, connection, way, frame, body, length, rule);
             if (this.listenerCount('record') > 0) this.emit('record', record);
           }
         : undefined,

@@ -26,6 +26,9 @@ export class Pump extends FramePump {
   #inBody = false;
   #bodyLength = 0;
   #capture: Capture | undefined;
+  /** With `record`: the start of the body under way, of a frame that streams through. */
+  #kept: Buffer[] = [];
+  #keptBytes = 0;
   readonly #skipped = { frames: 0 };
 
   constructor(
@@ -43,6 +46,26 @@ export class Pump extends FramePump {
 
   protected encode(body: Buffer): Buffer {
     return Buffer.concat([this.framing.write(body.length), body]);
+  }
+
+  protected resizeHeader(_header: Buffer, length: number): Buffer {
+    return this.framing.write(length);
+  }
+
+  /** Keep what `record` needs of a body that streams through: its first `recordBytes`. */
+  #keep(piece: Buffer): void {
+    const room = this.ctx.recordBytes - this.#keptBytes;
+    if (room <= 0) return;
+    const part = piece.length > room ? piece.subarray(0, room) : piece;
+    this.#kept.push(part);
+    this.#keptBytes += part.length;
+  }
+
+  #recordKept(frame: number, length: number): void {
+    const body = Buffer.concat(this.#kept, this.#keptBytes);
+    this.#kept = [];
+    this.#keptBytes = 0;
+    this.ctx.record?.(this.way, frame, body, length, undefined);
   }
 
   data(chunk: Buffer): void {
@@ -99,7 +122,7 @@ export class Pump extends FramePump {
           return;
         }
         const rule = hits ? this.ctx.match(this.way, frame) : undefined;
-        if (rule || this.held || recording) {
+        if (rule || this.held) {
           this.#forward(chunk, seg, start, done);
           done = 0;
           const header = Buffer.allocUnsafe(size);
@@ -118,7 +141,8 @@ export class Pump extends FramePump {
         this.#inBody = true;
       } else {
         const take = Math.min(this.#bodyLeft, len - pos);
-        this.#capture?.parts.push(chunk.subarray(pos, pos + take));
+        if (this.#capture) this.#capture.parts.push(chunk.subarray(pos, pos + take));
+        else if (recording) this.#keep(chunk.subarray(pos, pos + take));
         pos += take;
         this.#bodyLeft -= take;
       }
@@ -144,6 +168,7 @@ export class Pump extends FramePump {
         } else {
           done += 1;
           report?.(this.way, this.#frame, this.#bodyLength);
+          if (recording) this.#recordKept(this.#frame, this.#bodyLength);
         }
       }
     }

@@ -35,15 +35,17 @@ export class Recorder {
 
   constructor(
     private readonly maxFrames: number,
-    private readonly maxBodyBytes: number,
+    readonly maxBodyBytes: number,
   ) {}
 
+  /** `body` is the body or its start (at least `maxBodyBytes` of it); `length` the whole body's. */
   add(
     at: number,
     connection: number,
     direction: Way,
     frame: number,
     body: Buffer,
+    length: number,
     rule: Rule | undefined,
   ): FrameRecord {
     const fault = rule?.hold ? 'hold' : rule?.action;
@@ -53,10 +55,10 @@ export class Recorder {
       connection,
       direction,
       frame,
-      length: body.length,
+      length,
       body: kept,
       fault,
-      line: formatLine(at, connection, direction, frame, body, rule),
+      line: formatLine(at, connection, direction, frame, kept, length, rule),
     };
     if (this.#ring.length < this.maxFrames) this.#ring.push(record);
     else {
@@ -91,26 +93,27 @@ function formatLine(
   direction: Way,
   frame: number,
   body: Buffer,
+  length: number,
   rule: Rule | undefined,
 ): string {
   const time = `${at.toFixed(1).padStart(8)} ms`;
-  const label = rule ? `  ${faultLabel(rule, body.length)}` : '';
-  return `${time}  ${direction} #${frame}  conn ${connection}  ${body.length} B  ${preview(body)}${label}`;
+  const label = rule ? `  ${faultLabel(rule, length)}` : '';
+  return `${time}  ${direction} #${frame}  conn ${connection}  ${length} B  ${preview(body, length)}${label}`;
 }
 
 /** Text as it is (tabs and line ends escaped), or hex for bytes that are not text; cut at 40 characters. */
-export function preview(body: Buffer): string {
-  if (body.length === 0) return '(empty)';
+export function preview(body: Buffer, length = body.length): string {
+  if (length === 0) return '(empty)';
   const head = body.subarray(0, PREVIEW * 4);
   let text = head.toString('utf8');
-  if (body.length > head.length) text = text.replace(/\uFFFD+$/, ''); // a character cut in two
+  if (length > head.length) text = text.replace(/\uFFFD+$/, ''); // a character cut in two
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters mark bytes that are not text
   if (text.includes('\uFFFD') || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text)) {
     const hex = [...body.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-    return `<${hex}${body.length > 16 ? ' …' : ''}>`;
+    return `<${hex}${length > 16 ? ' …' : ''}>`;
   }
   const chars = [...text.replace(/[\t\r\n]/g, (c) => JSON.stringify(c).slice(1, -1))];
-  return chars.length > PREVIEW || body.length > head.length
+  return chars.length > PREVIEW || length > head.length
     ? `${chars.slice(0, PREVIEW).join('')}…`
     : chars.join('');
 }

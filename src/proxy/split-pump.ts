@@ -6,10 +6,17 @@ import { type Cursor, SplitError, type Splitter } from './splitters.js';
 interface Current {
   frame: number;
   rule: Rule | undefined;
-  /** Cut out whole (a fault targets it, a reordered frame waits for it, or frames are recorded); else it streams through. */
+  /** Cut out whole (a fault targets it, or a reordered frame waits for it); else it streams through. */
   capture: boolean;
+  /** Its bytes so far: all of them when captured; with `record`, the first `keepLimit` of a frame that streams. */
   parts: Buffer[];
+  kept: number;
+  /** Its bytes so far (all, also those not kept). */
+  bytes: number;
 }
+
+/** Bytes of a streaming frame `record` keeps: the body it asks for, after a header block as long as content-length allows. */
+const HEADER_ROOM = 16 * 1024 + 4;
 
 /**
  * @internal One direction of one connection, for the framings found by
@@ -34,6 +41,7 @@ export class SplitPump extends FramePump {
     super(way, out, ctx);
     this.#cursor = splitter.cursor(ctx.maxFrameBytes);
     this.reserved = splitter.reserved;
+    this.readsAs = splitter.readsAs;
   }
 
   get framesSeen(): number {
@@ -44,6 +52,10 @@ export class SplitPump extends FramePump {
     return this.splitter.encode(body);
   }
 
+  protected resizeHeader(header: Buffer, length: number): Buffer {
+    return this.splitter.resizeHeader(header, length);
+  }
+
   data(chunk: Buffer): void {
     if (this.stopped) return;
     const len = chunk.length;
@@ -51,6 +63,8 @@ export class SplitPump extends FramePump {
     const report = this.ctx.onFrame;
     const recording = this.ctx.record !== undefined;
     const cursor = this.#cursor;
+    cursor.chunk(chunk);
+    const keepLimit = recording ? this.ctx.recordBytes + HEADER_ROOM : 0;
     let pos = 0;
     let seg = 0; // start of the untouched bytes not yet forwarded
     let done = 0; // frames that end in [seg, pos)
@@ -69,13 +83,13 @@ export class SplitPump extends FramePump {
         }
         const frame = ++this.#frame;
         const rule = hits ? this.ctx.match(this.way, frame) : undefined;
-        const capture = rule !== undefined || this.held !== undefined || recording;
+        const capture = rule !== undefined || this.held !== undefined;
         if (capture) {
           this.#forward(chunk, seg, pos, done);
           done = 0;
           seg = pos;
         }
-        current = { frame, rule, capture, parts: [] };
+        current = { frame, rule, capture, parts: [], kept: 0, bytes: 0 };
         this.#current = current;
       }
       let end: number;
@@ -91,7 +105,15 @@ export class SplitPump extends FramePump {
         return;
       }
       const to = end < 0 ? len : end;
-      if (current.capture && to > pos) current.parts.push(chunk.subarray(pos, to));
+      if (to > pos) {
+        if (current.capture) current.parts.push(chunk.subarray(pos, to));
+        else if (current.kept < keepLimit) {
+          const piece = chunk.subarray(pos, Math.min(to, pos + keepLimit - current.kept));
+          current.parts.push(piece);
+          current.kept += piece.length;
+        }
+        current.bytes += to - pos;
+      }
       pos = to;
       if (end < 0) break;
       this.#current = undefined;
@@ -110,6 +132,11 @@ export class SplitPump extends FramePump {
       } else {
         done += 1;
         report?.(this.way, current.frame, cursor.bodyLength);
+        if (recording) {
+          const start = Buffer.concat(current.parts, current.kept);
+          const body = current.kept === current.bytes ? cursor.body(start) : cursor.bodyFrom(start);
+          this.ctx.record?.(this.way, current.frame, body, cursor.bodyLength, undefined);
+        }
       }
     }
     if (!this.#current?.capture) this.#forward(chunk, seg, len, done);

@@ -55,6 +55,8 @@ export class SplitError extends Error {
  * framer's unread bytes), never the frames it steps over.
  */
 export interface Cursor {
+  /** A new chunk arrives: called once for each, before `skip()` or `end()` look at it. */
+  chunk(chunk: Buffer): void;
   /**
    * Where the frame under way (or starting at `pos`) ends in `chunk`
    * (exclusive), or -1 when it goes on past the chunk. Throws a SplitError.
@@ -72,6 +74,8 @@ export interface Cursor {
   readonly declared: number | undefined;
   /** The body of the frame that `end()` last completed, given its bytes. */
   body(wire: Buffer): Buffer;
+  /** The start of that body, given the frame's first bytes only (its end cut off). */
+  bodyFrom(start: Buffer): Buffer;
   /** Where that body lies in its bytes, or undefined when only `encode()` can rebuild it (custom framers). */
   span(wire: Buffer): [number, number] | undefined;
 }
@@ -89,6 +93,10 @@ export interface Splitter {
   encode(body: Buffer): Buffer;
   /** Byte values a `corrupt` fault must not produce in a body: they would end the frame early. */
   readonly reserved: ReadonlySet<number> | undefined;
+  /** The bytes before a body (as `span` gives them), saying `length` instead (`truncate`). */
+  resizeHeader(header: Buffer, length: number): Buffer;
+  /** Whether `wire` reads back as exactly one frame with this body (custom framers: `corrupt` checks its flips). */
+  readsAs?(wire: Buffer, body: Buffer): boolean;
 }
 
 const NEWLINE = 10;
@@ -97,6 +105,8 @@ const CR = 13;
 class LineCursor implements Cursor {
   bodyLength = 0;
   readonly declared = undefined;
+
+  chunk(): void {}
   #seen = 0; // bytes of the line under way in earlier chunks
   #lastCR = false;
 
@@ -137,6 +147,10 @@ class LineCursor implements Cursor {
     return wire.subarray(0, wire.length - lineEnding(wire));
   }
 
+  bodyFrom(start: Buffer): Buffer {
+    return start;
+  }
+
   span(wire: Buffer): [number, number] {
     return [0, wire.length - lineEnding(wire)];
   }
@@ -155,6 +169,7 @@ export const lines: Splitter = {
   limited: true,
   reserved: new Set([NEWLINE, CR]),
   cursor: (max) => new LineCursor(max),
+  resizeHeader: (header) => header,
   encode: (body) => {
     if (body.includes(NEWLINE)) {
       throw new InvalidOptionError(
@@ -172,6 +187,8 @@ const BLANK_LINE = Buffer.from('\r\n\r\n');
 class ContentLengthCursor implements Cursor {
   bodyLength = 0;
   declared: number | undefined;
+
+  chunk(): void {}
   #head: Buffer | undefined; // a header block that is not complete yet
   #left = -1; // body bytes still to come; -1 while in the header
 
@@ -231,6 +248,11 @@ class ContentLengthCursor implements Cursor {
     return wire.subarray(wire.indexOf(BLANK_LINE) + 4);
   }
 
+  bodyFrom(start: Buffer): Buffer {
+    const at = start.indexOf(BLANK_LINE);
+    return at < 0 ? Buffer.alloc(0) : start.subarray(at + 4);
+  }
+
   span(wire: Buffer): [number, number] {
     return [wire.indexOf(BLANK_LINE) + 4, wire.length];
   }
@@ -273,12 +295,20 @@ export const contentLengthFraming: Splitter = {
   limited: true,
   reserved: undefined,
   cursor: (max) => new ContentLengthCursor(max),
+  // The other headers stay as they came; only the length changes.
+  resizeHeader: (header, length) =>
+    Buffer.from(
+      header.toString('latin1').replace(/(content-length[ \t]*:[ \t]*)\d+/gi, `$1${length}`),
+      'latin1',
+    ),
   encode: (body) => Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]),
 };
 
 class RawCursor implements Cursor {
   bodyLength = 0;
   readonly declared = undefined;
+
+  chunk(): void {}
 
   end(chunk: Buffer, pos: number): number {
     this.bodyLength = chunk.length - pos;
@@ -294,6 +324,10 @@ class RawCursor implements Cursor {
     return wire;
   }
 
+  bodyFrom(start: Buffer): Buffer {
+    return start;
+  }
+
   span(wire: Buffer): [number, number] {
     return [0, wire.length];
   }
@@ -307,6 +341,7 @@ export const raw: Splitter = {
   limited: false,
   reserved: undefined,
   cursor: () => new RawCursor(),
+  resizeHeader: (header) => header,
   encode: (body) => body,
 };
 
@@ -315,7 +350,7 @@ class CustomCursor implements Cursor {
   readonly declared = undefined;
   #unread: Buffer = Buffer.alloc(0); // bytes not yet decoded into frames
   #known: Array<{ length: number; body: Buffer }> = []; // decoded, not yet stepped over
-  #lastChunk: Buffer | undefined;
+  #fresh = false; // a chunk arrived that decode() has not seen
   #seen = 0; // bytes of the frame under way in earlier calls
   #body: Buffer = Buffer.alloc(0);
 
@@ -323,12 +358,17 @@ class CustomCursor implements Cursor {
     private readonly framer: Framer,
     private readonly name: string,
     private readonly max: number,
+    private readonly encode: (body: Buffer) => Buffer,
   ) {}
+
+  chunk(): void {
+    this.#fresh = true;
+  }
 
   end(chunk: Buffer, pos: number): number {
     if (this.#known.length === 0) {
-      if (chunk !== this.#lastChunk) {
-        this.#lastChunk = chunk;
+      if (this.#fresh) {
+        this.#fresh = false;
         this.#absorb(chunk.subarray(pos));
       }
       if (this.#known.length === 0) {
@@ -356,12 +396,47 @@ class CustomCursor implements Cursor {
     return this.#body;
   }
 
+  bodyFrom(): Buffer {
+    return this.#body;
+  }
+
   span(): undefined {
     return undefined;
   }
 
+  /**
+   * Decode what is unread, again while decode() makes progress (a framer may
+   * return one frame a call). Each call re-reads the frame under way: cheap for
+   * frames of kilobytes, slow (quadratic) for frames of many megabytes.
+   */
   #absorb(bytes: Buffer): void {
-    const unread = this.#unread.length > 0 ? Buffer.concat([this.#unread, bytes]) : bytes;
+    let unread = this.#unread.length > 0 ? Buffer.concat([this.#unread, bytes]) : bytes;
+    for (;;) {
+      const { frames, rest } = this.#decode(unread);
+      const read = unread.length - rest.length;
+      let encoded = 0;
+      for (const frame of frames) {
+        const body = Buffer.from(frame);
+        if (body.length > this.max) throw new SplitError(undefined, body.length);
+        const length = this.encode(body).length;
+        encoded += length;
+        this.#known.push({ length, body });
+      }
+      if (encoded !== read) {
+        throw new SplitError(
+          `the ${this.name} framer's decode() read ${read} bytes for ${frames.length} frame(s), but encode() gives ${encoded} bytes for them; encode(frame) must give back the bytes decode() read`,
+        );
+      }
+      unread = Buffer.from(rest);
+      if (frames.length === 0 || read === 0 || unread.length === 0) break;
+    }
+    this.#unread = unread;
+    if (this.#known.length === 0 && unread.length > this.max) {
+      throw new SplitError(undefined, unread.length, true);
+    }
+  }
+
+  #decode(unread: Buffer): { frames: Uint8Array[]; rest: Uint8Array } {
     const name = this.name;
     let result: { frames: Uint8Array[]; rest: Uint8Array };
     try {
@@ -377,29 +452,14 @@ class CustomCursor implements Cursor {
         `the ${name} framer's decode() must return { frames: Buffer[], rest: Buffer }, got ${describeValue(result)}`,
       );
     }
-    const read = unread.length - rest.length;
-    let encoded = 0;
     for (const frame of frames) {
       if (!(frame instanceof Uint8Array)) {
         throw new SplitError(
           `the ${name} framer's decode() returned a frame that is not a Buffer: ${describeValue(frame)}`,
         );
       }
-      const body = Buffer.from(frame);
-      if (body.length > this.max) throw new SplitError(undefined, body.length);
-      const length = this.framer.encode(body).length;
-      encoded += length;
-      this.#known.push({ length, body });
     }
-    if (encoded !== read) {
-      throw new SplitError(
-        `the ${name} framer's decode() read ${read} bytes for ${frames.length} frame(s), but encode() gives ${encoded} bytes for them; encode(frame) must give back the bytes decode() read`,
-      );
-    }
-    this.#unread = Buffer.from(rest);
-    if (frames.length === 0 && this.#unread.length > this.max) {
-      throw new SplitError(undefined, this.#unread.length, true);
-    }
+    return { frames, rest };
   }
 }
 
@@ -416,21 +476,43 @@ export function customSplitter(framer: Framer, what: string): Splitter {
     );
   }
   const name = framer.name ?? 'custom';
+  /** `encode`, with what it may do wrong (throw, return something else) turned into a SplitError. */
+  const encode = (body: Buffer): Buffer => {
+    let bytes: unknown;
+    try {
+      bytes = framer.encode(body);
+    } catch (error) {
+      throw new SplitError(
+        `the ${name} framer's encode() threw: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    if (!(bytes instanceof Uint8Array)) {
+      throw new SplitError(
+        `the ${name} framer's encode() must return a Buffer or a Uint8Array, got ${describeValue(bytes)}`,
+      );
+    }
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
   return {
     kind: 'split',
     name,
     maxLength: Number.MAX_SAFE_INTEGER,
     limited: true,
     reserved: undefined,
-    cursor: (max) => new CustomCursor(framer, name, max),
-    encode: (body) => {
-      const bytes = framer.encode(body);
-      if (!(bytes instanceof Uint8Array)) {
-        throw new InvalidOptionError(
-          `The ${name} framer's encode() must return a Buffer or a Uint8Array, got ${describeValue(bytes)}.`,
+    cursor: (max) => new CustomCursor(framer, name, max, encode),
+    resizeHeader: (header) => header, // unused: a custom frame has no span, encode() rebuilds it
+    readsAs: (wire, body) => {
+      try {
+        const { frames, rest } = framer.decode(wire);
+        return (
+          frames.length === 1 &&
+          rest.length === 0 &&
+          Buffer.from(frames[0] as Uint8Array).equals(body)
         );
+      } catch {
+        return false;
       }
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
+    encode,
   };
 }

@@ -5,6 +5,8 @@ import { InvalidOptionError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { checkOptionKeys } from '../internal/options.js';
 import { SpawnError } from '../process/errors.js';
+import { Keepalive } from '../process/keepalive.js';
+import { signalGroup } from '../process/kill.js';
 import { FrameProxy, type FrameProxyOptions, resolveSettings } from './proxy.js';
 
 /** Options of {@link proxyStdio}: those of `createFrameProxy` without addresses, and how to start the child. */
@@ -13,6 +15,13 @@ export interface StdioProxyOptions extends Omit<FrameProxyOptions, 'listen' | 'u
   cwd?: string;
   /** The child's environment. @default process.env */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The child's stderr: kept (its last 64 KiB, for `stderrTail()`), passed to
+   * this process's stderr, or dropped. It is always read, so a child that
+   * logs a lot never blocks on it.
+   * @default 'tail'
+   */
+  stderr?: 'tail' | 'inherit' | 'ignore';
 }
 
 /** How the child ended. */
@@ -21,11 +30,18 @@ export interface StdioExit {
   signal: NodeJS.Signals | null;
 }
 
+/** The most of a child's stderr `stderrTail()` keeps. */
+const STDERR_TAIL = 64 * 1024;
+
 /**
  * A child process whose stdin and stdout run through a frame proxy: what the
  * test writes to `stdin` reaches the child as c2s frames, what the child
  * writes reaches `stdout` as s2c frames, with the faults applied. Create it
  * with {@link proxyStdio}.
+ *
+ * Like a TestProcess, it does not keep Node alive by itself (requirement
+ * SP-10): only while `exited` or `close()` is awaited (waits such as
+ * `createFrameReader(…).waitForFrames()` have timers that do).
  */
 export class StdioProxy {
   /** The proxy in the middle: `stats()`, `waitForFrames()`, `hold()`, `timeline()`, `setFaults()`, `sever()`… */
@@ -34,21 +50,29 @@ export class StdioProxy {
   readonly stdin: Writable;
   /** The child's stdout, after the proxy: read replies here (e.g. with `createFrameReader`). */
   readonly stdout: Readable;
-  /** The child's stderr, as it wrote it. */
-  readonly stderr: Readable;
   readonly pid: number;
-  /** Resolves when the child has exited and its streams are closed. */
-  readonly exited: Promise<StdioExit>;
   readonly #child: ChildProcess;
+  readonly #keepalive: Keepalive;
+  readonly #exited: Promise<StdioExit>;
   readonly #forgetExit: () => void;
+  readonly #stderr: Buffer[] = [];
+  #stderrBytes = 0;
   #exit: StdioExit | undefined;
 
   /** @internal Use `proxyStdio()`. */
-  static start(child: ChildProcess, proxy: FrameProxy<string>): StdioProxy {
-    return new StdioProxy(child, proxy);
+  static start(
+    child: ChildProcess,
+    proxy: FrameProxy<string>,
+    stderr: 'tail' | 'inherit' | 'ignore',
+  ): StdioProxy {
+    return new StdioProxy(child, proxy, stderr);
   }
 
-  private constructor(child: ChildProcess, proxy: FrameProxy<string>) {
+  private constructor(
+    child: ChildProcess,
+    proxy: FrameProxy<string>,
+    stderr: 'tail' | 'inherit' | 'ignore',
+  ) {
     this.#child = child;
     this.proxy = proxy;
     this.pid = child.pid as number;
@@ -56,7 +80,10 @@ export class StdioProxy {
     const fromChild = new PassThrough();
     this.stdin = toChild;
     this.stdout = fromChild;
-    this.stderr = child.stderr as Readable;
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (stderr === 'inherit') process.stderr.write(chunk);
+      else if (stderr === 'tail') this.#keepStderr(chunk);
+    });
     // The test's side is one stream pair, the child's another: a connection, as the proxy sees it.
     const testSide = Duplex.from({ readable: toChild, writable: fromChild });
     const childSide = Duplex.from({
@@ -67,21 +94,34 @@ export class StdioProxy {
     childSide.on('error', () => {});
     testSide.on('error', () => {});
     proxy.attach(testSide, childSide);
-    this.exited = new Promise((resolve) => {
-      child.once('close', (exitCode, signal) => {
+    this.#keepalive = new Keepalive(child);
+    // 'exit', not 'close': a grandchild may hold the child's stdout open long after.
+    this.#exited = new Promise((resolve) => {
+      child.once('exit', (exitCode, signal) => {
         this.#exit = { exitCode, signal };
         this.#forgetExit();
         resolve(this.#exit);
       });
     });
-    this.#forgetExit = onProcessExit(() => {
-      if (!this.#exit) child.kill('SIGKILL');
-    });
+    this.#forgetExit = onProcessExit(() => killGroup(child, 'SIGKILL'));
   }
 
-  /** Whether the child has exited. */
+  /**
+   * Resolves with how the child ended, once it has exited. While it is
+   * awaited, the child keeps Node alive.
+   */
+  get exited(): Promise<StdioExit> {
+    return this.#exit ? this.#exited : this.#keepalive.during(this.#exited);
+  }
+
+  /** How the child ended, once it has. */
   get exit(): StdioExit | undefined {
     return this.#exit;
+  }
+
+  /** The last 64 KiB of the child's stderr (with the default `stderr: 'tail'`). */
+  stderrTail(): string {
+    return Buffer.concat(this.#stderr, this.#stderrBytes).toString('utf8');
   }
 
   /** Send the child a signal (SIGTERM by default). */
@@ -91,23 +131,49 @@ export class StdioProxy {
 
   /**
    * End the child's stdin, give it `graceMs` (default 2000) to exit, then
-   * SIGKILL it; close the proxy. Resolves with how the child ended.
+   * SIGKILL it and whatever it started (its process group); close the proxy.
+   * Resolves with how the child ended.
    */
   async close(options: { graceMs?: number } = {}): Promise<StdioExit> {
     const graceMs = options.graceMs ?? 2000;
-    if (!this.#exit) {
-      this.stdin.end();
-      const timer = setTimeout(() => this.#child.kill('SIGKILL'), graceMs);
-      await this.exited;
-      clearTimeout(timer);
+    const release = this.#keepalive.hold();
+    try {
+      if (!this.#exit) {
+        this.stdin.end();
+        const timer = setTimeout(() => killGroup(this.#child, 'SIGKILL'), graceMs);
+        await this.#exited;
+        clearTimeout(timer);
+      }
+      killGroup(this.#child, 'SIGKILL'); // grandchildren that outlived it
+      for (const stream of [this.#child.stdin, this.#child.stdout, this.#child.stderr]) {
+        stream?.destroy();
+      }
+      await this.proxy.close();
+    } finally {
+      release();
     }
-    await this.proxy.close();
     return this.#exit as StdioExit;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+
+  #keepStderr(chunk: Buffer): void {
+    this.#stderr.push(chunk);
+    this.#stderrBytes += chunk.length;
+    while (this.#stderrBytes - (this.#stderr[0]?.length ?? 0) >= STDERR_TAIL) {
+      this.#stderrBytes -= (this.#stderr.shift() as Buffer).length;
+    }
+  }
+}
+
+/** Signal the child's process group (POSIX: it leads one), or the child alone (Windows). */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (process.platform !== 'win32' && child.pid !== undefined && signalGroup(child.pid, signal)) {
+    return;
+  }
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
 }
 
 /**
@@ -153,11 +219,26 @@ export async function proxyStdio(
       'record',
       'cwd',
       'env',
+      'stderr',
     ],
     where,
   );
+  const stderr = proxyOptions.stderr ?? 'tail';
+  if (stderr !== 'tail' && stderr !== 'inherit' && stderr !== 'ignore') {
+    throw new InvalidOptionError(
+      `Expected the \`stderr\` option of ${where} to be "tail", "inherit" or "ignore", got ${describeValue(stderr)}.`,
+    );
+  }
+  delete proxyOptions.stderr;
   const settings = resolveSettings(proxyOptions, where);
-  const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // Its own process group (POSIX), so close() also ends what it started.
+  const child = spawn(command, args, {
+    cwd,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: process.platform !== 'win32',
+    windowsHide: true,
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (error) => reject(new SpawnError(command, cwd ?? process.cwd(), error)));
@@ -170,5 +251,5 @@ export async function proxyStdio(
     upstream: address,
     ...settings,
   });
-  return StdioProxy.start(child, proxy);
+  return StdioProxy.start(child, proxy, stderr);
 }

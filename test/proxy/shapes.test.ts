@@ -132,8 +132,8 @@ describe('PX-13 record and timeline', () => {
     expect(untimed).toBe(
       [
         '(3 earlier frames are not shown: record.maxFrames is 2)',
-        'T  c2s #4  conn 1  4 B  dddd',
-        'T  c2s #5  conn 1  4 B  eeee',
+        'T  c2s #4  conn 1  4 B  ddd…', // maxBodyBytes 3
+        'T  c2s #5  conn 1  4 B  eee…',
       ].join('\n'),
     );
     expect(proxy.records().map((r) => [r.length, String(r.body)])).toEqual([
