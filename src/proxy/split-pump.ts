@@ -121,13 +121,21 @@ export class SplitPump extends FramePump {
         seg = pos;
         const wire =
           current.parts.length === 1 ? (current.parts[0] as Buffer) : Buffer.concat(current.parts);
-        this.apply({
-          frame: current.frame,
-          rule: current.rule,
-          wire,
-          body: cursor.body(wire),
-          span: cursor.span(wire),
-        });
+        try {
+          this.apply({
+            frame: current.frame,
+            rule: current.rule,
+            wire,
+            body: cursor.body(wire),
+            span: cursor.span(wire),
+          });
+        } catch (error) {
+          // A custom framer's encode() failed while a fault rebuilt its frame.
+          if (!(error instanceof SplitError) || error.reason === undefined) throw error;
+          this.stopped = true;
+          this.ctx.malformed(this.way, current.frame, error.reason);
+          return;
+        }
         if (this.stopped) return;
       } else {
         done += 1;
