@@ -17,7 +17,7 @@ export interface PumpContext {
   malformed(way: Way, frame: number, reason: string): void;
   faulted(way: Way, frame: number, action: FaultAction): void;
   sever(mode: 'fin' | 'rst', after?: Outbox): void;
-  /** Report each forwarded frame (only when someone listens). */
+  /** Report each frame passed on (a delayed or held one when queued; only when someone listens). */
   onFrame: ((way: Way, frame: number, length: number) => void) | undefined;
   /**
    * Keep each frame (`record: true`): the start of its body (at least

@@ -82,10 +82,14 @@ export interface FrameProxyOptions<L extends Address = Address> {
    * @default 1
    */
   seed?: number;
-  /** Time source for `delay` faults (inject a fake one to drive delays from a test). @default real time */
+  /**
+   * Time source for `delay`, `slice` and `bandwidth`, and the `record`
+   * timestamps (inject a fake one to drive them from a test). @default real time
+   */
   clock?: Clock;
   /**
-   * Bytes a direction may queue behind a delayed frame before the sender is paused.
+   * Bytes a direction may queue behind a delayed or held frame (or waiting
+   * for `bandwidth`) before the sender is paused.
    * @default 1048576
    */
   queueLimitBytes?: number;
@@ -123,7 +127,11 @@ export interface FaultEvent {
   action: FaultAction;
 }
 
-/** What a `'frame'` event carries (emitted only while someone listens). */
+/**
+ * What a `'frame'` event carries (emitted only while someone listens), as
+ * each frame is passed on: a delayed or held frame when it is queued, not
+ * when it leaves (`forwarded()` and `stats()` count what has left).
+ */
 export interface FrameEvent {
   connection: number;
   direction: Way;
