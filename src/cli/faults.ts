@@ -8,7 +8,8 @@ import { milliseconds } from './mock.js';
  * DIR is passed through (the library names the accepted set); FRAMES is `N`,
  * `N-M`, `N-` (N onwards), `*` (every frame, the default) or `*∕K` (every K-th);
  * ARG is the delay of `--delay` (required), the bits of `--corrupt`, the body
- * bytes kept by `--truncate` and `--sever-mid-frame`.
+ * bytes kept by `--truncate` and `--sever-mid-frame`, the piece size of
+ * `--slice`, and `fin` or `rst` for `--sever-after`.
  */
 
 /** The fault flags, by action. */
@@ -22,6 +23,7 @@ export const FAULT_FLAGS: Readonly<Record<string, FaultAction>> = {
   'sever-mid-frame': 'sever-mid-frame',
   'sever-after': 'sever-after',
   reset: 'reset',
+  slice: 'slice',
 };
 
 export function parseFault(flag: string, spec: string): FaultRule {
@@ -61,11 +63,18 @@ export function parseFault(flag: string, spec: string): FaultRule {
   if (action === 'delay') {
     if (arg === undefined) throw bad('--delay needs how long, as its last part');
     rule.delayMs = milliseconds('proxy', `--${flag}`, arg);
+  } else if (arg !== undefined && action === 'sever-after') {
+    if (arg !== 'fin' && arg !== 'rst')
+      throw bad(`the last part is fin or rst, got ${JSON.stringify(arg)}`);
+    rule.mode = arg;
   } else if (arg !== undefined) {
     if (!/^\d+$/.test(arg)) throw bad(`${JSON.stringify(arg)} is not a whole number`);
     if (action === 'corrupt') rule.bits = Number(arg);
     else if (action === 'truncate' || action === 'sever-mid-frame') rule.keepBytes = Number(arg);
-    else throw bad(`--${flag} takes no third part`);
+    else if (action === 'slice') {
+      if (Number(arg) < 1) throw bad('a slice is at least 1 byte');
+      rule.sliceBytes = Number(arg);
+    } else throw bad(`--${flag} takes no third part`);
   }
   return rule;
 }
@@ -97,6 +106,8 @@ function example(action: FaultAction): string {
       return 'c2s:10';
     case 'corrupt':
       return 's2c:2:3';
+    case 'slice':
+      return 's2c:1:2';
     default:
       return 'c2s:3';
   }

@@ -5,6 +5,7 @@ import {
   type FaultRule,
   type FrameEvent,
   type FrameProxyOptions,
+  type FrameRecord,
   type ProxyConnection,
 } from 'shimkit';
 import { parseArgs } from './args.js';
@@ -34,6 +35,10 @@ Options:
   --max-frame-bytes N     a header declaring more severs that connection (default 64 MiB)
   --seed N                seed for --probability and corrupt positions (default 1)
   --probability P         each fault rule hits a targeted frame with chance P (0-1)
+  --per-connection        one --probability draw per connection (all its frames, or none)
+  --bandwidth [DIR:]N     pace a direction (or both) to N bytes/s (suffix k or m: KiB, MiB)
+  --timeline              one timeline line per frame, with its start and the fault
+                          ("   12.3 ms  c2s #3  conn 1  42 B  {"id":3…}  DROPPED")
   --json                  one JSON object per line instead of text
   --quiet-frames          print faults, connections and errors, not every frame
 
@@ -50,12 +55,16 @@ Faults (each repeatable): --ACTION DIR[:FRAMES][:ARG][@CONNECTION]
   --sever-mid-frame DIR[:FRAMES][:BYTES]  send part of the frame, then close both sides
   --sever-after DIR[:FRAMES]        close both sides after that frame
   --reset DIR[:FRAMES]              reset the connection (RST) at that frame
+  --slice DIR[:FRAMES][:BYTES]      write them in BYTES-sized pieces (default 1), 1 ms apart
+  --sever-after takes fin (default) or rst as its last part: --sever-after c2s:10:rst
 
 Examples:
   shimkit proxy --listen /tmp/p.sock --upstream /tmp/server.sock --drop c2s:3
   shimkit proxy --listen :0 --upstream 127.0.0.1:8080 --delay s2c:*:50ms --json
   shimkit proxy --listen ./p.sock --upstream ./s.sock --sever-after c2s:10 --framing u16be
-  shimkit proxy --listen :7000 --upstream :7001 --drop both --probability 0.1 --seed 42`,
+  shimkit proxy --listen :7000 --upstream :7001 --drop both --probability 0.1 --seed 42
+  shimkit proxy --listen ./p.sock --upstream ./s.sock --framing lines --timeline --drop s2c:2
+  shimkit proxy --listen ./p.sock --upstream ./s.sock --bandwidth s2c:64k --slice c2s:1:3`,
   async run(argv) {
     const specs = {
       listen: { kind: 'value', value: 'ADDR' },
@@ -64,6 +73,9 @@ Examples:
       'max-frame-bytes': { kind: 'value', value: 'N' },
       seed: { kind: 'value', value: 'N' },
       probability: { kind: 'value', value: 'P' },
+      bandwidth: { kind: 'list', value: '[DIR:]N' },
+      'per-connection': { kind: 'switch' },
+      timeline: { kind: 'switch' },
       json: { kind: 'switch' },
       'quiet-frames': { kind: 'switch' },
       ...Object.fromEntries(
@@ -105,6 +117,12 @@ Examples:
         );
       for (const rule of faults) rule.probability = p;
     }
+    if (args.switches.has('per-connection')) {
+      if (probability === undefined) {
+        throw new UsageError('proxy', '--per-connection goes with --probability P.');
+      }
+      for (const rule of faults) rule.per = 'connection';
+    }
     const options: FrameProxyOptions<Address> = {
       listen: parseAddress('--listen', listenText),
       upstream: parseAddress('--upstream', upstreamText),
@@ -116,9 +134,36 @@ Examples:
     if (seed !== undefined) options.seed = integer('--seed', seed);
     const max = args.values.get('max-frame-bytes');
     if (max !== undefined) options.maxFrameBytes = integer('--max-frame-bytes', max);
-    return serve(options, args.switches.has('json'), args.switches.has('quiet-frames'));
+    const bandwidth = args.order
+      .filter((o) => o.flag === 'bandwidth')
+      .map((o) => o.value as string);
+    if (bandwidth.length > 0) options.bandwidth = parseBandwidth(bandwidth);
+    const timeline = args.switches.has('timeline');
+    if (timeline) options.record = { maxFrames: 1, maxBodyBytes: 160 };
+    return serve(options, args.switches.has('json'), args.switches.has('quiet-frames'), timeline);
   },
 };
+
+/** `--bandwidth N` (both ways) or `--bandwidth c2s:N` (repeatable); N in bytes/s, `k`/`m` for KiB/MiB. */
+function parseBandwidth(values: string[]): { c2s?: number; s2c?: number } {
+  const out: { c2s?: number; s2c?: number } = {};
+  for (const value of values) {
+    const m = /^(?:(c2s|s2c|both):)?(\d+(?:\.\d+)?)([km]?)$/i.exec(value.trim());
+    if (!m) {
+      throw new UsageError(
+        'proxy',
+        `--bandwidth ${JSON.stringify(value)}: write [DIR:]N in bytes/s, e.g. --bandwidth 65536, --bandwidth s2c:64k.`,
+      );
+    }
+    const unit = (m[3] ?? '').toLowerCase();
+    const rate = Number(m[2]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1);
+    if (!(rate > 0)) throw new UsageError('proxy', '--bandwidth must be more than 0 bytes/s.');
+    const way = (m[1] ?? 'both').toLowerCase();
+    if (way !== 's2c') out.c2s = rate;
+    if (way !== 'c2s') out.s2c = rate;
+  }
+  return out;
+}
 
 function integer(flag: string, text: string): number {
   if (!/^-?\d+$/.test(text))
@@ -133,6 +178,7 @@ async function serve(
   options: FrameProxyOptions<Address>,
   json: boolean,
   quietFrames: boolean,
+  timeline: boolean,
 ): Promise<number> {
   const out = (event: Record<string, unknown>, text: string) =>
     process.stdout.write(`${json ? JSON.stringify(event) : text}\n`);
@@ -141,7 +187,24 @@ async function serve(
   proxy.on('connection', (c: ProxyConnection) =>
     out({ event: 'connection', connection: c.id }, `conn ${c.id} open`),
   );
-  if (!quietFrames) {
+  if (timeline) {
+    // Each frame as a timeline line: its time, start and fault in one (faults get no line of their own).
+    proxy.on('record', (r: FrameRecord) =>
+      out(
+        {
+          event: 'record',
+          at: Number(r.at.toFixed(3)),
+          connection: r.connection,
+          direction: r.direction,
+          frame: r.frame,
+          length: r.length,
+          fault: r.fault,
+          line: r.line,
+        },
+        r.line,
+      ),
+    );
+  } else if (!quietFrames) {
     proxy.on('frame', (f: FrameEvent) =>
       out(
         { event: 'frame', ...f },
@@ -149,12 +212,14 @@ async function serve(
       ),
     );
   }
-  proxy.on('fault', (f: FaultEvent) =>
-    out(
-      { event: 'fault', ...f },
-      `conn ${f.connection} ${f.direction} frame ${f.frame} FAULT ${f.action}`,
-    ),
-  );
+  if (!timeline) {
+    proxy.on('fault', (f: FaultEvent) =>
+      out(
+        { event: 'fault', ...f },
+        `conn ${f.connection} ${f.direction} frame ${f.frame} FAULT ${f.action}`,
+      ),
+    );
+  }
   proxy.on('error', (error: Error & { code?: string }) =>
     out(
       { event: 'error', code: error.code, name: error.name, message: error.message },

@@ -164,4 +164,84 @@ describe('shimkit proxy', () => {
     expect(await err([...base, '--probability', '2', '--drop', 'c2s'])).toContain('from 0 to 1');
     expect(await err(['proxy', '--listen', join(dir, 'p.sock')])).toContain('missing --upstream');
   });
+
+  it('CLI-02 PX-13 --framing lines --timeline: one timeline line per frame, live, with the fault on it', async () => {
+    const dir = testDir();
+    await echoServer(join(dir, 'server.sock'));
+    const { child, lines } = startProxy([
+      '--listen',
+      join(dir, 'proxy.sock'),
+      '--upstream',
+      join(dir, 'server.sock'),
+      '--framing',
+      'lines',
+      '--timeline',
+      '--drop',
+      's2c:2',
+    ]);
+    const done = completion(child);
+    await lineMatching(lines, /^listening on .*framing lines/);
+    const client = connect(join(dir, 'proxy.sock'));
+    onTestFinished(() => {
+      client.destroy();
+    });
+    client.write('{"id":1,"method":"ping"}\n{"id":2}\n');
+    await lineMatching(lines, / s2c #2 {2}conn 1 {2}8 B {2}\{"id":2\} {2}DROPPED$/);
+    expect(await lineMatching(lines, / c2s #1 /)).toMatch(
+      /^ +\d+\.\d ms {2}c2s #1 {2}conn 1 {2}24 B {2}\{"id":1,"method":"ping"\}$/,
+    );
+    child.kill('SIGINT');
+    expect((await done).code).toBe(0);
+    expect(lines.at(-1)).toMatch(/faults drop=1$/);
+  });
+
+  it('CLI-02 PX-16 --bandwidth, --slice, --per-connection and sever-after rst are checked and passed on', async () => {
+    const dir = testDir();
+    const base = ['proxy', '--listen', join(dir, 'p.sock'), '--upstream', join(dir, 's.sock')];
+    const err = async (args: string[]) => {
+      const r = await shimkit(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      return r.stderr.toString();
+    };
+    expect(await err([...base, '--bandwidth', 'fast'])).toContain(
+      'write [DIR:]N in bytes/s, e.g. --bandwidth 65536, --bandwidth s2c:64k.',
+    );
+    expect(await err([...base, '--slice', 'c2s:1:0'])).toContain('a slice is at least 1 byte');
+    expect(await err([...base, '--sever-after', 'c2s:1:hard'])).toContain(
+      'the last part is fin or rst',
+    );
+    expect(await err([...base, '--per-connection', '--drop', 'c2s'])).toContain(
+      '--per-connection goes with --probability P.',
+    );
+    await echoServer(join(dir, 's.sock'));
+    const { child, lines } = startProxy([
+      ...base.slice(1),
+      '--bandwidth',
+      's2c:1m',
+      '--slice',
+      'c2s:1:2',
+      '--drop',
+      'c2s:2-',
+      '--probability',
+      '0.5',
+      '--per-connection',
+      '--json',
+    ]);
+    const done = completion(child);
+    await lineMatching(lines, /"event":"listening"/);
+    const ready = JSON.parse(lines.find((l) => l.includes('"listening"')) as string);
+    expect(ready.faults).toEqual([
+      {
+        action: 'slice',
+        direction: 'c2s',
+        frame: 1,
+        sliceBytes: 2,
+        probability: 0.5,
+        per: 'connection',
+      },
+      { action: 'drop', direction: 'c2s', frame: { from: 2 }, probability: 0.5, per: 'connection' },
+    ]);
+    child.kill('SIGINT');
+    expect((await done).code).toBe(0);
+  });
 });
