@@ -112,9 +112,11 @@ async function throughputOnce(kind, size, total, framing) {
   return bytes / MiB / (ms / 1000);
 }
 
+// At least 256 MiB each: shorter streams (96 MiB at 16 B took ~0.2 s) measured warm-up more than
+// throughput, and every relay the same way (pipe 500–575 MiB/s at 96 MiB, 700–800 at 256 MiB here).
 const SIZES = [
-  ['16B', 16, 96 * MiB],
-  ['64B', 64, 128 * MiB],
+  ['16B', 16, 256 * MiB],
+  ['64B', 64, 256 * MiB],
   ['1KiB', 1024, 256 * MiB],
   ['4KiB', 4096, 256 * MiB],
   ['64KiB', 64 * 1024, 512 * MiB],
@@ -123,7 +125,7 @@ const SIZES = [
 
 /** Lines of 64 B and 1 KiB (newline included) through the proxy with `framing: 'lines'`. */
 const LINE_SIZES = [
-  ['64B', 64, 128 * MiB],
+  ['64B', 64, 256 * MiB],
   ['1KiB', 1024, 256 * MiB],
 ];
 
@@ -238,4 +240,73 @@ export async function proxyStalledReader({ seconds = 3 } = {}) {
     peakRssMiB: round(peak, 1),
     growthMiB: round(peak - idle, 1),
   };
+}
+
+/**
+ * The stdio transport: 256 MiB of frames written into `cat` and read back,
+ * through `proxyStdio('cat')` and through a plain `spawn('cat')` whose stdin
+ * and stdout the bench pipes itself (what a test would do without shimkit).
+ */
+async function stdioOnce(kind, size, total) {
+  const { proxyStdio } = await import('shimkit');
+  const frame = Buffer.alloc(4 + size, 0x5a);
+  frame.writeUInt32BE(size, 0);
+  const batch = Buffer.concat(
+    Array.from({ length: Math.max(1, Math.floor((64 * 1024) / frame.length)) }, () => frame),
+  );
+  const batches = Math.max(1, Math.round(total / batch.length));
+  let stdin;
+  let stdout;
+  let close;
+  if (kind === 'proxy') {
+    const p = (await proxyStdio('cat', [], { stderr: 'ignore' })).ref(); // the bench awaits its own promise
+    ({ stdin, stdout } = p);
+    close = () => p.close();
+  } else {
+    const child = spawn('cat', [], { stdio: ['pipe', 'pipe', 'ignore'] });
+    ({ stdin, stdout } = child);
+    close = () => new Promise((r) => child.once('close', r));
+  }
+  const expected = batches * batch.length;
+  let got = 0;
+  let first = 0;
+  const done = new Promise((resolve) => {
+    stdout.on('data', (chunk) => {
+      if (got === 0) first = performance.now();
+      got += chunk.length;
+      if (got >= expected) resolve(performance.now());
+    });
+  });
+  for (let i = 0; i < batches; i++) {
+    if (!stdin.write(batch)) await new Promise((r) => stdin.once('drain', r));
+  }
+  stdin.end();
+  const end = await done;
+  await close();
+  return got / MiB / ((end - first) / 1000);
+}
+
+export async function proxyStdioBench({ rounds = 5 } = {}) {
+  const out = {};
+  for (const [label, size] of [
+    ['1KiB', 1024],
+    ['64KiB', 64 * 1024],
+  ]) {
+    const speeds = { pipe: [], proxy: [] };
+    const ratios = [];
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? ['pipe', 'proxy'] : ['proxy', 'pipe'];
+      const got = {};
+      for (const kind of order) got[kind] = await stdioOnce(kind, size, 256 * MiB);
+      for (const kind of order) speeds[kind].push(got[kind]);
+      ratios.push(got.proxy / got.pipe);
+    }
+    out[label] = {
+      proxyMiBps: round(median(speeds.proxy), 1),
+      pipeMiBps: round(median(speeds.pipe), 1),
+      ratioToPipe: round(median(ratios)),
+    };
+    process.stderr.write(`  stdio ${label}: ${JSON.stringify(out[label])}\n`);
+  }
+  return out;
 }

@@ -14,7 +14,13 @@ import {
   spy,
 } from './mock-binary.mjs';
 import { processOutput, processRun } from './process.mjs';
-import { proxyLines, proxyRtt, proxyStalledReader, proxyThroughput } from './proxy.mjs';
+import {
+  proxyLines,
+  proxyRtt,
+  proxyStalledReader,
+  proxyStdioBench,
+  proxyThroughput,
+} from './proxy.mjs';
 
 const RESULTS = new URL('./results.json', import.meta.url);
 
@@ -61,6 +67,7 @@ for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
 for (const size of ['16B', '1KiB', '64KiB', '1MiB']) {
   targets[`proxy.throughput.${size}.ratioToSocat`] = (v) => v >= 1.0;
 }
+for (const size of ['1KiB', '64KiB']) targets[`proxy.stdio.${size}.ratioToPipe`] = (v) => v >= 0.9;
 for (const size of ['64B', '1KiB']) {
   targets[`proxy.lines.${size}.ratioToSocat`] = (v) => v >= 1.0;
   targets[`proxy.lines.${size}.ratioToPipe`] = (v) => v >= 0.9;
@@ -99,6 +106,7 @@ for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
 for (const size of ['16B', '1KiB', '64KiB', '1MiB']) {
   targetText[`proxy.throughput.${size}.ratioToSocat`] = '≥ 1.0';
 }
+for (const size of ['1KiB', '64KiB']) targetText[`proxy.stdio.${size}.ratioToPipe`] = '≥ 0.9';
 for (const size of ['64B', '1KiB']) {
   targetText[`proxy.lines.${size}.ratioToSocat`] = '≥ 1.0';
   targetText[`proxy.lines.${size}.ratioToPipe`] = '≥ 0.9';
@@ -123,6 +131,7 @@ const suites = {
   'process.run': processRun,
   'proxy.throughput': proxyThroughput,
   'proxy.lines': proxyLines,
+  'proxy.stdio': proxyStdioBench,
   'proxy.rtt': proxyRtt,
   'proxy.stalledReader': proxyStalledReader,
 };

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { Duplex, PassThrough, type Readable, type Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
@@ -8,6 +8,7 @@ import { SpawnError } from '../process/errors.js';
 import { Keepalive } from '../process/keepalive.js';
 import { signalGroup } from '../process/kill.js';
 import { FrameProxy, type FrameProxyOptions, resolveSettings } from './proxy.js';
+import { StreamPair } from './stream-pair.js';
 
 /** Options of {@link proxyStdio}: those of `createFrameProxy` without addresses, and how to start the child. */
 export interface StdioProxyOptions extends Omit<FrameProxyOptions, 'listen' | 'upstream'> {
@@ -40,8 +41,10 @@ const STDERR_TAIL = 64 * 1024;
  * with {@link proxyStdio}.
  *
  * Like a TestProcess, it does not keep Node alive by itself (requirement
- * SP-10): only while `exited` or `close()` is awaited (waits such as
- * `createFrameReader(…).waitForFrames()` have timers that do).
+ * SP-10): only while `exited` or `close()` is awaited, or after `ref()`.
+ * Waits with a deadline (`createFrameReader(…).waitForFrames()`,
+ * `proxy.waitForFrames()`) keep it alive while they wait; a promise of your
+ * own on `stdout` events does not: call `ref()` for that.
  */
 export class StdioProxy {
   /** The proxy in the middle: `stats()`, `waitForFrames()`, `hold()`, `timeline()`, `setFaults()`, `sever()`… */
@@ -58,6 +61,7 @@ export class StdioProxy {
   readonly #stderr: Buffer[] = [];
   #stderrBytes = 0;
   #exit: StdioExit | undefined;
+  #ref: (() => void) | undefined;
 
   /** @internal Use `proxyStdio()`. */
   static start(
@@ -85,11 +89,8 @@ export class StdioProxy {
       else if (stderr === 'tail') this.#keepStderr(chunk);
     });
     // The test's side is one stream pair, the child's another: a connection, as the proxy sees it.
-    const testSide = Duplex.from({ readable: toChild, writable: fromChild });
-    const childSide = Duplex.from({
-      readable: child.stdout as Readable,
-      writable: child.stdin as Writable,
-    });
+    const testSide = StreamPair.of(toChild, fromChild);
+    const childSide = StreamPair.of(child.stdout as Readable, child.stdin as Writable);
     // A child that exits while requests are still being written gives EPIPE: that is its exit, not the test's error.
     childSide.on('error', () => {});
     testSide.on('error', () => {});
@@ -99,6 +100,7 @@ export class StdioProxy {
     this.#exited = new Promise((resolve) => {
       child.once('exit', (exitCode, signal) => {
         this.#exit = { exitCode, signal };
+        this.unref();
         this.#forgetExit();
         resolve(this.#exit);
       });
@@ -122,6 +124,19 @@ export class StdioProxy {
   /** The last 64 KiB of the child's stderr (with the default `stderr: 'tail'`). */
   stderrTail(): string {
     return Buffer.concat(this.#stderr, this.#stderrBytes).toString('utf8');
+  }
+
+  /** Keep Node alive while the child runs, like `server.ref()` (for a script whose whole job is this exchange). */
+  ref(): this {
+    if (!this.#exit) this.#ref ??= this.#keepalive.hold();
+    return this;
+  }
+
+  /** Undo `ref()`: the child no longer keeps Node alive (the default). */
+  unref(): this {
+    this.#ref?.();
+    this.#ref = undefined;
+    return this;
   }
 
   /** Send the child a signal (SIGTERM by default). */

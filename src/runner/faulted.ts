@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { Duplex, type Readable, type Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { FrameProxy, passthroughSettings } from '../proxy/proxy.js';
+import { StreamPair } from '../proxy/stream-pair.js';
 import type { Claim } from '../queue/claim.js';
 import type { PassthroughFaults } from '../queue/types.js';
 import { label } from './diagnostics.js';
@@ -47,11 +48,8 @@ export async function runFaulted(
     upstream: address,
     ...settings,
   });
-  const callerSide = Duplex.from({ readable: process.stdin, writable: process.stdout });
-  const commandSide = Duplex.from({
-    readable: child.stdout as Readable,
-    writable: child.stdin as Writable,
-  });
+  const callerSide = StreamPair.of(process.stdin, process.stdout);
+  const commandSide = StreamPair.of(child.stdout as Readable, child.stdin as Writable);
   // A side that goes away mid-write (EPIPE) ends the exchange; the exit code says how.
   callerSide.on('error', () => {});
   commandSide.on('error', () => {});
