@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
 import { ShimkitError } from '../internal/errors.js';
 import { linkExclusive, tryUnlink } from './atomic.js';
@@ -15,8 +15,9 @@ import { sleepSync } from './sleep.js';
  *
  * The lock is a sequence of turns in `<state>/writers/`: turn `n` is the file
  * `<n>`, a hard link of an empty owner file whose name says who holds it
- * (`.owner.<pid>.<startedAt>.<thread>.<random>`), so a turn is never seen
- * without its owner; the empty file `<n>.done` ends the turn. A writer takes turn `top + 1` once turn `top` is done or its
+ * (`.owner.<pid>.<startedAt>.<thread>.<random>`, made once per process and
+ * state dir), so a turn is never seen without its owner; `<n>.done`, one more
+ * link of the same file, ends the turn. A writer takes turn `top + 1` once turn `top` is done or its
  * owner is dead; `link(2)` gives each turn to one writer at most, so a dead
  * holder is passed over without anyone ever taking a lock away from a live one.
  * Each new holder deletes turns older than its predecessor, so the dir stays a
@@ -78,7 +79,6 @@ function acquire(dir: string, waitMs: number): Turn {
         }
         // A later turn exists: this view was stale (its turn number was tidied away meanwhile).
         tryUnlink(`${dir}/${next}`);
-        tryUnlink(`${dir}/${owner}`);
       }
       continue; // someone else took it: look again at once
     }
@@ -96,12 +96,16 @@ function acquire(dir: string, waitMs: number): Turn {
 
 function release(dir: string, turn: Turn): void {
   try {
-    writeFileSync(`${dir}/${turn.n}.done`, '', { flag: 'wx', mode: 0o600 });
+    // `<n>.done` as one more link of the owner file: a name, not a new inode.
+    linkSync(`${dir}/${turn.n}`, `${dir}/${turn.n}.done`);
   } catch {
-    // A turn left open is passed over once this process is gone; this
-    // process passes over its own turns (it holds none while it waits).
+    try {
+      writeFileSync(`${dir}/${turn.n}.done`, '', { flag: 'wx', mode: 0o600 });
+    } catch {
+      // A turn left open is passed over once this process is gone; this
+      // process passes over its own turns (it holds none while it waits).
+    }
   }
-  tryUnlink(`${dir}/${turn.owner}`);
 }
 
 /** The new holder of turn `top + 1` removes turns before `top`, and the owner files of dead writers. */
@@ -162,18 +166,39 @@ function scan(dir: string): View {
 }
 
 /**
- * Make turn `n`: an empty owner file whose name says who writes
- * (`.owner.<pid>.<startedAt>.<thread>.<random>`), hard-linked as `<n>`, so a
- * turn is never seen without its owner and needs no data block (a full disk
- * can still take turns). The owner file's name, or undefined if the turn is taken.
+ * This thread's owner file in `dir`: an empty file whose name says who writes
+ * (`.owner.<pid>.<startedAt>.<thread>.<random>`), made once and kept for the
+ * turns to come (a new file per turn cost an inode, up to a millisecond on
+ * ext4, on every `enqueue()`). Gone with the state dir, or tidied by a later
+ * holder once this process is dead.
+ */
+const owners = new Map<string, string>();
+
+function ownerFile(dir: string, fresh: boolean): string {
+  let owner = owners.get(dir);
+  if (owner && !fresh) return owner;
+  const me = self();
+  owner = `.owner.${me.pid}.${me.startedAt}.${me.thread}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(`${dir}/${owner}`, '', { flag: 'wx', mode: 0o600 });
+  if (owners.size >= 512) owners.clear(); // one per state dir written; keep the map small
+  owners.set(dir, owner);
+  return owner;
+}
+
+/**
+ * Take turn `n`: the owner file hard-linked as `<n>`, so a turn is never seen
+ * without its owner and needs no data block (a full disk can still take
+ * turns). The owner file's name, or undefined if the turn is taken.
  */
 function take(dir: string, n: number): string | undefined {
-  const me = self();
-  const owner = `.owner.${me.pid}.${me.startedAt}.${me.thread}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(`${dir}/${owner}`, '', { flag: 'wx', mode: 0o600 });
-  if (linkExclusive(`${dir}/${owner}`, `${dir}/${n}`)) return owner;
-  tryUnlink(`${dir}/${owner}`);
-  return undefined;
+  let owner = ownerFile(dir, false);
+  try {
+    return linkExclusive(`${dir}/${owner}`, `${dir}/${n}`) ? owner : undefined;
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error;
+    owner = ownerFile(dir, true); // the owner file went (a reset, a tidy): make another
+    return linkExclusive(`${dir}/${owner}`, `${dir}/${n}`) ? owner : undefined;
+  }
 }
 
 interface Owner {
