@@ -114,4 +114,11 @@ export {
 } from './proxy/stdio.js';
 export { ProtocolError, StateWriteError } from './queue/errors.js';
 export { MockExitCode } from './queue/exit-codes.js';
-export type { AnyValue, ArgMatcher, MockMatch, ResponseSource } from './queue/types.js';
+export type {
+  AnyValue,
+  ArgMatcher,
+  MockMatch,
+  PassthroughFaults,
+  PassthroughStats,
+  ResponseSource,
+} from './queue/types.js';

@@ -4,9 +4,12 @@ import {
   createMockBinDir,
   type MockBinary,
   type MockBinaryOptions,
+  type MockBinDir,
   type MockCall,
   MockExitCode,
   type MockResponse,
+  openMockBinDir,
+  type PassthroughStats,
   type ShimkitError,
   type StateWriteError,
   UnusedResponsesError,
@@ -60,5 +63,22 @@ describe('public types', () => {
     expectTypeOf<MockCall['claimMs']>().toEqualTypeOf<number | undefined>();
     // @ts-expect-error there is no lock to wait for
     expectTypeOf<MockCall['lockWaitMs']>().toBeNumber();
+  });
+
+  it('mock dirs that outlive their process, and passthrough with faults, are typed', () => {
+    expectTypeOf(openMockBinDir).returns.toEqualTypeOf<MockBinDir>();
+    expectTypeOf<MockBinDir['get']>().returns.toEqualTypeOf<MockBinary>();
+    expectTypeOf(createMockBinDir)
+      .parameter(0)
+      .toMatchTypeOf<{ dir?: string; keep?: boolean } | undefined>();
+    expectTypeOf<MockCall['proxy']>().toEqualTypeOf<PassthroughStats | undefined>();
+    const ok: MockResponse = {
+      passthrough: { framing: 'lines', faults: [{ action: 'drop', frame: 1 }] },
+    };
+    expectTypeOf(ok).toMatchTypeOf<MockResponse>();
+    const framer = { decode: () => ({}), encode: (f: Buffer) => f };
+    // @ts-expect-error a custom Framer cannot reach the shim: a framing name only
+    const bad: MockResponse = { passthrough: { framing: framer } };
+    expectTypeOf(bad).toMatchTypeOf<MockResponse>();
   });
 });

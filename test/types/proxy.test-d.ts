@@ -11,10 +11,12 @@ import {
   type FaultRule,
   FrameDecodeError,
   FrameDecoder,
+  type FrameHold,
   FrameProxy,
   type FrameProxyOptions,
   type FrameProxyStats,
   FrameReader,
+  type FrameRecord,
   type Framer,
   type FrameTooLargeError,
   type Framing,
@@ -23,8 +25,11 @@ import {
   manualClock,
   ProxyConnection,
   ProxyListenError,
+  proxyStdio,
   type SeedFaultPlan,
   type ShimkitError,
+  type StdioExit,
+  type StdioProxy,
   StreamEndedError,
   type TcpAddress,
   type Way,
@@ -125,5 +130,27 @@ describe('frame proxy types', () => {
     ).toMatchTypeOf<ShimkitError>();
     expectTypeOf(StreamEndedError).toBeConstructibleWith('ended', 1, 2);
     expectTypeOf(ProxyListenError).toBeConstructibleWith('msg', '/tmp/p.sock', 'ENOENT', undefined);
+  });
+
+  it('holds, records, Framers and proxyStdio are typed', () => {
+    expectTypeOf<FrameProxy['hold']>().returns.toEqualTypeOf<FrameHold>();
+    expectTypeOf<FrameHold['waitHeld']>().returns.resolves.toBeVoid();
+    expectTypeOf<FrameProxy['records']>().returns.toEqualTypeOf<FrameRecord[]>();
+    expectTypeOf<FrameProxy['timeline']>().returns.toBeString();
+    expectTypeOf<FrameRecord['fault']>().toEqualTypeOf<FaultAction | 'hold' | undefined>();
+    expectTypeOf(proxyStdio).returns.resolves.toEqualTypeOf<StdioProxy>();
+    expectTypeOf<StdioProxy['exited']>().resolves.toEqualTypeOf<StdioExit>();
+    expectTypeOf<StdioProxy['proxy']>().toEqualTypeOf<FrameProxy<string>>();
+    const framer: Framer = {
+      decode: (b) => ({ frames: [b], rest: b.subarray(0, 0) }),
+      encode: (f) => f,
+    };
+    expectTypeOf(encodeFrame('x', framer)).toEqualTypeOf<Buffer>();
+    const hold = (proxy: FrameProxy) =>
+      // @ts-expect-error a hold takes selectors only, not an action
+      proxy.hold({ action: 'drop' });
+    expectTypeOf(hold).toBeFunction();
+    // @ts-expect-error not a framing name
+    createFrameProxy({ listen: '/tmp/p.sock', upstream: '/tmp/s.sock', framing: 'json' });
   });
 });
