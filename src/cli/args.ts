@@ -48,9 +48,10 @@ export function parseArgs(command: string, argv: readonly string[], specs: FlagS
       parsed.positionals.push(arg);
       continue;
     }
+    if (arg === '--help' || arg === '-h') throw new HelpRequested();
     const eq = arg.indexOf('=');
     const flag = arg.startsWith('--') ? arg.slice(2, eq === -1 ? undefined : eq) : arg.slice(1);
-    const spec = specs[flag];
+    const spec = Object.hasOwn(specs, flag) ? specs[flag] : undefined;
     if (!spec || (!arg.startsWith('--') && flag.length !== 1)) {
       const guess = nearestWord(flag.replace(/^-+/, ''), known);
       throw new UsageError(
@@ -77,8 +78,15 @@ export function parseArgs(command: string, argv: readonly string[], specs: FlagS
         }
         value = argv[++i] as string;
       }
-      if (spec.kind === 'value') parsed.values.set(flag, value);
-      else parsed.lists.set(flag, [...(parsed.lists.get(flag) ?? []), value]);
+      if (spec.kind === 'value') {
+        if (parsed.values.has(flag)) {
+          throw new UsageError(
+            command,
+            `--${flag} was given twice (${JSON.stringify(parsed.values.get(flag))} and ${JSON.stringify(value)}); give it once.`,
+          );
+        }
+        parsed.values.set(flag, value);
+      } else parsed.lists.set(flag, [...(parsed.lists.get(flag) ?? []), value]);
     }
     parsed.order.push({ flag, value });
   }
@@ -111,3 +119,6 @@ export function positionals(
   }
   return got;
 }
+
+/** `--help` or `-h` where a flag may stand (not as the value of another flag): the command's help is printed. */
+export class HelpRequested extends Error {}

@@ -15,8 +15,9 @@ export const callsCommand: Command = {
   name: 'calls',
   summary: 'print the calls the mocks recorded',
   usage: 'shimkit calls D [NAME...] [--json]',
-  help: `Print the calls recorded by the mocks in D (all of them, or the NAMEs given), in the
-order they reached the queue, one line each:
+  help: `Print the calls recorded by the mocks in D (all of them, or the NAMEs given), mock
+by mock (sorted by name; the NAMEs in the order given), each mock's calls in the order
+they started, one line each:
   #1 git status --short -> exit 0 (response #1)
 
 Options:
@@ -52,7 +53,9 @@ function describe(mock: string, call: MockCall): string {
       ? 'still running'
       : call.signal
         ? `killed by ${call.signal}`
-        : `exit ${call.exitCode}`;
+        : call.exitCode === undefined
+          ? call.status // killed mid-way, or timed out: no exit code of its own
+          : `exit ${call.exitCode}`;
   const source =
     call.responseSource === 'queue' || call.responseSource === 'repeat'
       ? `response #${call.response}${call.responseSource === 'repeat' ? ', repeated' : ''}`
@@ -73,19 +76,20 @@ function toJson(mock: string, call: MockCall): Record<string, unknown> {
     pid: call.pid,
     ppid: call.ppid,
     startedAt: call.startedAt,
-    endedAt: call.endedAt,
+    // Keys that have no value yet are null, not left out, so `c["exitCode"]` always works.
+    endedAt: call.endedAt ?? null,
     status: call.status,
-    exitCode: call.exitCode,
-    signal: call.signal,
-    response: call.response,
-    responseSource: call.responseSource,
-    env: call.env,
+    exitCode: call.exitCode ?? null,
+    signal: call.signal ?? null,
+    response: call.response ?? null,
+    responseSource: call.responseSource ?? null,
+    env: call.env ?? null,
     ...(stdin === undefined
       ? {}
       : Buffer.from(stdin.toString('utf8')).equals(stdin)
         ? { stdin: stdin.toString('utf8') }
         : { stdinBase64: stdin.toString('base64') }),
-    diagnostic: call.diagnostic,
+    diagnostic: call.diagnostic ?? null,
   };
 }
 
@@ -95,12 +99,14 @@ export const verifyCommand: Command = {
   summary: 'fail (exit 1) if a scripted response was never used',
   usage: 'shimkit verify D [NAME...] [--json]',
   help: `Check the mocks in D (all of them, or the NAMEs given): every queued response was
-used (as often as its --times asks, unless --optional), and every call had a response.
+used (as often as its --times asks, unless --optional), and no call went unanswered (a
+call the mock's default response answered counts as answered).
 Prints one line per mock that is done; otherwise the report of what was never used and
 the recorded calls goes to stderr, and the exit code is 1.
 
 Options:
   --json   print {"ok":true|false,"mocks":[{"name","ok","calls","report"}]} on stdout instead
+           ("report" is null when the mock is done)
 
 Examples:
   shimkit verify "$D"
@@ -111,7 +117,7 @@ Examples:
     const results = mocksOf(dir, names).map((mock) => {
       try {
         mock.assertDone();
-        return { name: mock.name, ok: true, calls: mock.callCount(), report: undefined };
+        return { name: mock.name, ok: true, calls: mock.callCount(), report: null };
       } catch (error) {
         if (!(error instanceof UnusedResponsesError)) throw error;
         return { name: mock.name, ok: false, calls: mock.callCount(), report: error.message };

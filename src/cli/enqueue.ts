@@ -39,7 +39,7 @@ Examples:
   shimkit enqueue "$D" git --stderr 'fatal: rejected' --exit 1 --delay 200ms
   shimkit enqueue "$D" git --match-args 'push origin main' --exit 1
   shimkit enqueue "$D" git --json '{"stdout":"a\\nb\\n","writeFiles":{".git/HEAD":"ref: refs/heads/main\\n"}}'
-  printf '\\377\\376' | base64 | xargs shimkit enqueue "$D" git --stdout-base64`,
+  shimkit enqueue "$D" git --stdout-base64 "$(printf '\\377\\376' | base64 -w0)"`,
   run(argv) {
     const args = parseArgs('enqueue', argv, {
       stdout: { kind: 'value', value: 'TEXT' },
@@ -89,12 +89,26 @@ function buildResponses(args: Parsed): MockResponse[] {
   });
 }
 
+/**
+ * A text flag, as Node decoded the argument: bytes that are not UTF-8 came in
+ * as U+FFFD, and would be served as such. Refused, pointing to the base64 form.
+ */
+function utf8(flag: string, value: string): string {
+  if (value.includes('\uFFFD')) {
+    throw new UsageError(
+      'enqueue',
+      `${flag} holds bytes that are not UTF-8 (they would be served as U+FFFD). Pass them with ${flag}-base64 "$(printf '…' | base64 -w0)" instead.`,
+    );
+  }
+  return value;
+}
+
 function responseFlags(args: Parsed): MockResponse {
   const r: MockResponse = {};
   const { values, lists, switches } = args;
   const text = (flag: string) => values.get(flag);
-  if (text('stdout') !== undefined) r.stdout = text('stdout');
-  if (text('stderr') !== undefined) r.stderr = text('stderr');
+  if (text('stdout') !== undefined) r.stdout = utf8('--stdout', text('stdout') as string);
+  if (text('stderr') !== undefined) r.stderr = utf8('--stderr', text('stderr') as string);
   if (text('stdout-base64') !== undefined)
     r.stdoutBase64 = base64('--stdout-base64', text('stdout-base64') as string);
   if (text('stderr-base64') !== undefined)

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { InvalidOptionError, InvalidResponseError, ShimkitError } from 'shimkit';
+import { HelpRequested } from './args.js';
 import { callsCommand, verifyCommand } from './calls.js';
 import { cleanCommand } from './clean.js';
 import type { Command } from './command.js';
@@ -36,7 +37,7 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
 A typical test (bash):
   D=$(mktemp -d)/mocks
-  eval "$(shimkit mock git --dir "$D")"
+  path=$(shimkit mock git --dir "$D") || exit; eval "$path"
   shimkit enqueue "$D" git --stdout 'main' --exit 0
   ./release.sh                      # the script under test runs the mocked git
   shimkit calls "$D" git            # #1 git rev-parse --abbrev-ref HEAD -> exit 0 (response #1)
@@ -77,16 +78,12 @@ export async function main(argv: readonly string[]): Promise<number> {
         `unknown command ${JSON.stringify(name)}.${guess ? ` Did you mean \`shimkit ${guess}\`?` : ''} Commands: ${COMMANDS.map((c) => c.name).join(', ')}.`,
       );
     }
-    if (rest.includes('--help') || rest.includes('-h')) {
-      const end = rest.indexOf('--');
-      const at = Math.max(rest.indexOf('--help'), rest.indexOf('-h'));
-      if (end === -1 || at < end) {
-        process.stdout.write(`${helpOf(command)}\n`);
-        return ExitCode.ok;
-      }
-    }
     return await command.run(rest);
   } catch (error) {
+    if (error instanceof HelpRequested && command) {
+      process.stdout.write(`${helpOf(command)}\n`);
+      return ExitCode.ok;
+    }
     return report(error, command);
   }
 }

@@ -37,7 +37,8 @@ Options:
   --spy                 run the real command (next on PATH) for calls no response is left for
 
 Examples:
-  eval "$(shimkit mock git --dir "$BATS_TEST_TMPDIR/mocks")"
+  path=$(shimkit mock git --dir "$BATS_TEST_TMPDIR/mocks") || exit; eval "$path"
+      (the exit status first: eval "$(shimkit mock …)" alone would go on with the real git)
   shimkit mock git docker --dir /tmp/mocks --strict
   shimkit mock git --dir /tmp/mocks --json`,
   run(argv) {
@@ -84,7 +85,29 @@ export function openOrCreate(dir: string): MockBinDir {
       if (missingOrEmpty(root) || !(error instanceof ShimkitError)) throw error;
     }
   }
-  return openMockBinDir(root);
+  // Another `shimkit mock` may be making it right now: its marker comes last, within milliseconds.
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    try {
+      return openMockBinDir(root);
+    } catch (error) {
+      const making =
+        error instanceof ShimkitError &&
+        error.code === 'ERR_SHIMKIT_NOT_MOCK_DIR' &&
+        Date.now() < deadline &&
+        readdirSync(root).includes('bin');
+      if (!making) {
+        if (error instanceof ShimkitError && error.code === 'ERR_SHIMKIT_NOT_MOCK_DIR') {
+          throw new ShimkitError(
+            error.code,
+            `${root} exists, is not empty and is not a shimkit mock dir: \`shimkit mock\` makes one in a dir that does not exist yet or is empty. Pass a new path (e.g. "$(mktemp -d)/mocks").`,
+          );
+        }
+        throw error;
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); // a CLI process: a blocking pause is fine
+    }
+  }
 }
 
 function missingOrEmpty(dir: string): boolean {

@@ -20,9 +20,9 @@ export const proxyCommand: Command = {
   summary: 'run a frame proxy with faults in the foreground',
   usage:
     'shimkit proxy --listen ADDR --upstream ADDR [--framing F] [--drop c2s:3] [--delay s2c:*:50ms] ...',
-  help: `Run a frame proxy between clients and a server until Ctrl-C (SIGINT) or SIGTERM,
+  help: `Run a frame proxy between clients and a server until Ctrl-C (SIGINT), SIGTERM or SIGHUP,
 printing one line per connection, frame and fault as they happen. When it is ready it
-prints "listening on ADDR"; on SIGINT/SIGTERM it closes every connection, prints a
+prints "listening on ADDR"; on one of those signals it closes every connection, prints a
 final counters line and exits 0.
 
 Addresses: an absolute or relative Unix socket path, HOST:PORT, :PORT or PORT (TCP on
@@ -99,7 +99,7 @@ Examples:
     }
     const faults: FaultRule[] = [];
     for (const { flag, value } of args.order) {
-      if (flag in FAULT_FLAGS) faults.push(parseFault(flag, value as string));
+      if (Object.hasOwn(FAULT_FLAGS, flag)) faults.push(parseFault(flag, value as string));
     }
     const probability = args.values.get('probability');
     if (probability !== undefined) {
@@ -238,13 +238,13 @@ async function serve(
     `listening on ${show(proxy.address)} -> upstream ${show(options.upstream)} (framing ${framing}, ${(options.faults as FaultRule[]).length} fault rules)`,
   );
   await new Promise<void>((done) => {
+    // SIGHUP too: the terminal it runs in was closed.
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      for (const signal of signals) process.off(signal, stop);
       done();
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const signal of signals) process.on(signal, stop);
   });
   await proxy.close();
   const { c2s, s2c, faults, connections } = proxy.stats();

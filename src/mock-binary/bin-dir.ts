@@ -16,8 +16,9 @@ import { validateBinaryName } from './name.js';
 import { checkTmpDir, resolveOptions } from './options.js';
 import {
   claimRoot,
+  DirRaceError,
   entryKeys,
-  NotMockDirError,
+  MockBeingMadeError,
   noSuchMock,
   readEntry,
   readMarker,
@@ -130,6 +131,11 @@ export class MockBinDir {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       if (this.#persistent) writeMarker(this.root, this.platform);
     } catch (error) {
+      if (error instanceof DirRaceError) {
+        // Another process made this dir a mock dir meanwhile: it is theirs, leave it whole.
+        this.#temp.keep();
+        throw error;
+      }
       this.#temp.remove();
       throw stateError(error, this.dir, 'test');
     }
@@ -209,7 +215,7 @@ export class MockBinDir {
     if (!entry) return undefined;
     const stateDir = join(this.root, 'state', entry.state);
     if (!existsSync(stateDir)) {
-      throw new NotMockDirError(
+      throw new MockBeingMadeError(
         `mock "${entry.name}" in ${this.root} has no state dir (${stateDir}): was it deleted by hand? Remove ${join(this.root, 'mocks', `${key}.json`)} and make the mock again.`,
       );
     }
@@ -237,7 +243,15 @@ export class MockBinDir {
   /** The mocks in this dir (in a dir made with `dir` or `keep: true`, also those other processes added), sorted by name for such a dir. */
   mocks(): MockBinary[] {
     if (this.#persistent && !this.#disposed) {
-      for (const key of entryKeys(this.root)) if (!this.#mocks.has(key)) this.#load(key);
+      for (const key of entryKeys(this.root)) {
+        if (this.#mocks.has(key)) continue;
+        try {
+          this.#load(key);
+        } catch (error) {
+          // One being made right now (its entry comes before its state dir) is not listed yet.
+          if (!(error instanceof MockBeingMadeError)) throw error;
+        }
+      }
       return [...this.#mocks.entries()]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([, mock]) => mock);

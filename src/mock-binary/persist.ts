@@ -49,6 +49,9 @@ export class NotMockDirError extends ShimkitError {
   }
 }
 
+/** @internal A mock's entry is there, its state dir not (yet): being made, or deleted by hand. */
+export class MockBeingMadeError extends NotMockDirError {}
+
 /**
  * Take `dir` as a bin dir's root: make it (0700), or accept an existing empty
  * dir (made 0700). Unless `keep`, it is removed when the process exits, as a
@@ -114,10 +117,13 @@ function refuseUsed(path: string, where: string): void {
 }
 
 /** Write `shimkit.json`: from now on the root can be reopened. */
+/** @internal Another process made the dir a mock dir while this one was making it there. */
+export class DirRaceError extends InvalidOptionError {}
+
 export function writeMarker(root: string, platform: NodeJS.Platform): void {
   const text = `${JSON.stringify({ kind: KIND, version: VERSION, platform })}\n`;
   if (!writeExclusive(join(root, MARKER_FILE), text)) {
-    throw new InvalidOptionError(
+    throw new DirRaceError(
       `${root} became a shimkit mock dir while this one was being made there (another process?): reopen it with openMockBinDir().`,
     );
   }
@@ -206,7 +212,7 @@ export function readEntry(root: string, key: string): MockEntry | undefined {
 export function entryKeys(root: string): string[] {
   try {
     return readdirSync(entryDir(root))
-      .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
+      .filter((f) => f.endsWith('.json') && f.length > '.json'.length)
       .map((f) => f.slice(0, -'.json'.length))
       .sort();
   } catch (error) {

@@ -15,7 +15,7 @@ export function isAlive(pid: number, startedAt?: number): boolean {
   } catch (error) {
     return errnoCode(error) === 'EPERM';
   }
-  if (process.platform !== 'linux') return true;
+  if (process.platform !== 'linux' || !hasProc()) return true;
   if (isZombie(pid)) return false;
   if (startedAt === undefined || Date.now() - startedAt < REUSE_CHECK_AFTER_MS) return true;
   // The call's own process was forked before its runner measured `startedAt`
@@ -43,6 +43,21 @@ function isZombie(pid: number): boolean {
   } catch (error) {
     return errnoCode(error) === 'ENOENT';
   }
+}
+
+let procMounted: boolean | undefined;
+
+/** Whether /proc is there (a chroot or a sandbox may have none): without it, no zombie or reuse check. */
+function hasProc(): boolean {
+  if (procMounted === undefined) {
+    try {
+      readlinkSync('/proc/self/exe');
+      procMounted = true;
+    } catch {
+      procMounted = false;
+    }
+  }
+  return procMounted;
 }
 
 let bootTimeMs: number | undefined;

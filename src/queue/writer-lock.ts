@@ -72,7 +72,13 @@ function acquire(dir: string, waitMs: number): Turn {
       const next = top + 1;
       const owner = take(dir, next);
       if (owner !== undefined) {
-        const after = scan(dir);
+        let after: View;
+        try {
+          after = scan(dir);
+        } catch (error) {
+          tryUnlink(`${dir}/${next}`); // never leave a turn taken by a writer that gave up
+          throw error;
+        }
         if (after.top === next) {
           tidy(dir, top, after);
           return { n: next, owner };

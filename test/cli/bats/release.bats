@@ -3,7 +3,10 @@
 
 setup() {
   MOCKS="$BATS_TEST_TMPDIR/mocks"
-  eval "$(shimkit mock git --dir "$MOCKS")"
+  # Two steps, so a failing `shimkit mock` fails the setup (eval "$(…)" alone would
+  # run the real git): its exit status is checked before its output is used.
+  path=$(shimkit mock git --dir "$MOCKS") || return
+  eval "$path"
 }
 
 @test "release tags and pushes the current branch" {

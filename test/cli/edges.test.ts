@@ -1,0 +1,82 @@
+// What a hostile review of the `shimkit` command found, each through the built command.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCommand, testDir } from '../helpers/index.js';
+import { CLI, queueLines, shimkit, shimkitOk } from './helpers.js';
+
+describe('CLI-01 the shimkit command at the edges', () => {
+  it('CLI-01 -h as the value of a flag is that value, not a call for help; repeats and prototype names are refused', async () => {
+    const d = join(testDir(), 'mocks');
+    await shimkitOk(['mock', 'git', '--dir', d]);
+    await shimkitOk(['enqueue', d, 'git', '--stdout', '-h']);
+    expect(queueLines(d, 'git')).toEqual([{ stdout: '-h' }]);
+    const twice = await shimkit(['enqueue', d, 'git', '--stdout', 'a', '--stdout', 'b']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr.toString()).toContain(
+      '--stdout was given twice ("a" and "b"); give it once.',
+    );
+    for (const flag of ['--constructor', '--__proto__', '--toString=1']) {
+      const r = await shimkit(['enqueue', d, 'git', flag, 'x']);
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr.toString(), flag).toContain('unknown flag');
+    }
+    expect(queueLines(d, 'git')).toHaveLength(1);
+  });
+
+  it('CLI-01 bytes that are not UTF-8 in --stdout are refused, pointing to --stdout-base64', async () => {
+    const d = join(testDir(), 'mocks');
+    await shimkitOk(['mock', 'git', '--dir', d]);
+    const r = await runCommand('sh', [
+      '-c',
+      `"${process.execPath}" "${CLI}" enqueue "${d}" git --stdout "$(printf '\\377\\376')"`,
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.toString()).toContain(
+      '--stdout holds bytes that are not UTF-8 (they would be served as U+FFFD). Pass them with --stdout-base64',
+    );
+  });
+
+  it('CLI-01 a mock named .foo is verified with the others; calls | head -1 ends quietly', async () => {
+    const d = join(testDir(), 'mocks');
+    await shimkitOk(['mock', '.foo', 'git', '--dir', d]);
+    await shimkitOk(['enqueue', d, '.foo', '--stdout', 'x']);
+    const verify = await shimkit(['verify', d]);
+    expect(verify.code).toBe(1);
+    expect(verify.stderr.toString()).toContain('mock ".foo"');
+    await shimkitOk(['enqueue', d, 'git', '--stdout', 'out']); // repeated for every later call
+    // 1,500 calls: more lines than a pipe holds (64 KiB), so `calls` meets the closed pipe.
+    const calls = await runCommand('bash', [
+      '-c',
+      `PATH="${d}/bin:$PATH"; seq 1500 | xargs -P 2 -n 100 sh -c 'for i; do git x >/dev/null; done' _; "${process.execPath}" "${CLI}" calls "${d}" git | head -1; echo "status=\${PIPESTATUS[0]}" >&2`,
+    ]);
+    expect(calls.stdout.toString()).toMatch(/^#1 git x -> exit 0 \(response #1\)\n$/);
+    expect(calls.stderr.toString()).not.toContain('EPIPE');
+    expect(calls.stderr.toString()).toBe('status=0\n');
+  });
+
+  it('CLI-01 two shimkit mock at once on one new dir: both mocks are there, neither run deletes the other', async () => {
+    for (let round = 0; round < 8; round++) {
+      const d = join(testDir(), 'mocks');
+      const [a, b] = await Promise.all([
+        shimkit(['mock', 'git', '--dir', d]),
+        shimkit(['mock', 'docker', '--dir', d]),
+      ]);
+      expect([a.code, b.code, a.stderr.toString(), b.stderr.toString()]).toEqual([0, 0, '', '']);
+      const verify = await shimkitOk(['verify', d]);
+      expect(verify).toContain('mock "docker"');
+      expect(verify).toContain('mock "git"');
+    }
+  });
+
+  it('CLI-01 shimkit mock on a dir that is not empty and not a mock dir says to pass a new one', async () => {
+    const d = testDir();
+    mkdirSync(join(d, 'src'));
+    writeFileSync(join(d, 'README'), 'mine\n');
+    const r = await shimkit(['mock', 'git', '--dir', d]);
+    expect(r.code).toBe(3);
+    expect(r.stderr.toString()).toContain(
+      'exists, is not empty and is not a shimkit mock dir: `shimkit mock` makes one in a dir that does not exist yet or is empty.',
+    );
+  });
+});
