@@ -542,22 +542,7 @@ export async function createFrameProxy<L extends Address>(
   options: FrameProxyOptions<L>,
 ): Promise<FrameProxy<ListenAddress<L>>> {
   const where = 'createFrameProxy()';
-  checkOptionKeys(
-    options,
-    [
-      'listen',
-      'upstream',
-      'framing',
-      'maxFrameBytes',
-      'faults',
-      'seed',
-      'clock',
-      'queueLimitBytes',
-      'bandwidth',
-      'record',
-    ],
-    where,
-  );
+  checkOptionKeys(options, ['listen', 'upstream', ...SETTING_KEYS], where);
   if (options === undefined) {
     throw new InvalidOptionError(
       `${where} needs options: at least \`listen\` and \`upstream\`, e.g. createFrameProxy({ listen: join(dir, 'proxy.sock'), upstream: serverPath }).`,
@@ -583,6 +568,18 @@ export async function createFrameProxy<L extends Address>(
   });
   return FrameProxy.create<ListenAddress<L>>({ server, listen, upstream, ...settings });
 }
+
+/** @internal The options both kinds of proxy take, other than where to listen and connect. */
+export const SETTING_KEYS = [
+  'framing',
+  'maxFrameBytes',
+  'faults',
+  'seed',
+  'clock',
+  'queueLimitBytes',
+  'bandwidth',
+  'record',
+] as const;
 
 /** @internal What a proxy does to the frames it carries, from the options both kinds of proxy share. */
 export type ProxySettings = Omit<ProxyInit, 'server' | 'listen' | 'upstream'>;

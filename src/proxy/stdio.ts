@@ -7,7 +7,7 @@ import { checkOptionKeys } from '../internal/options.js';
 import { SpawnError } from '../process/errors.js';
 import { Keepalive } from '../process/keepalive.js';
 import { signalGroup } from '../process/kill.js';
-import { FrameProxy, type FrameProxyOptions, resolveSettings } from './proxy.js';
+import { FrameProxy, type FrameProxyOptions, resolveSettings, SETTING_KEYS } from './proxy.js';
 import { StreamPair } from './stream-pair.js';
 
 /** Options of {@link proxyStdio}: those of `createFrameProxy` without addresses, and how to start the child. */
@@ -223,19 +223,7 @@ export async function proxyStdio(
   }
   const { cwd, env, ...proxyOptions } = checkOptionKeys(
     options,
-    [
-      'framing',
-      'maxFrameBytes',
-      'faults',
-      'seed',
-      'clock',
-      'queueLimitBytes',
-      'bandwidth',
-      'record',
-      'cwd',
-      'env',
-      'stderr',
-    ],
+    [...SETTING_KEYS, 'cwd', 'env', 'stderr'],
     where,
   );
   const stderr = proxyOptions.stderr ?? 'tail';

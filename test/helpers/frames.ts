@@ -11,6 +11,18 @@ export function frame(body: string | Buffer): Buffer {
   return Buffer.concat([header, data]);
 }
 
+/** Cut `data` at the given offsets (taken modulo its length + 1, sorted, deduplicated). */
+export function cut(data: Buffer, offsets: number[]): Buffer[] {
+  const points = [...new Set(offsets.map((o) => o % (data.length + 1)))].sort((a, b) => a - b);
+  const pieces: Buffer[] = [];
+  let from = 0;
+  for (const at of [...points, data.length]) {
+    pieces.push(data.subarray(from, at));
+    from = at;
+  }
+  return pieces;
+}
+
 /** Collects the frames arriving on a socket (u32be), in order. */
 export class FrameCollector {
   readonly frames: Buffer[] = [];

@@ -16,6 +16,7 @@ import {
   type FrameTooLargeError,
   InvalidOptionError,
 } from '../../src/index.js';
+import { cut } from '../helpers/frames.js';
 import { testDir } from '../helpers/index.js';
 import { client, echoServer } from '../helpers/proxy.js';
 
@@ -33,18 +34,6 @@ const u8: Framer = {
   },
   encode: (frame) => Buffer.concat([Buffer.from([frame.length]), frame]),
 };
-
-/** Cut `data` at the given offsets (in range, sorted, deduplicated). */
-function cut(data: Buffer, offsets: number[]): Buffer[] {
-  const points = [...new Set(offsets.map((o) => o % (data.length + 1)))].sort((a, b) => a - b);
-  const pieces: Buffer[] = [];
-  let from = 0;
-  for (const at of [...points, data.length]) {
-    pieces.push(data.subarray(from, at));
-    from = at;
-  }
-  return pieces;
-}
 
 const byteAtATime = (wire: Buffer) => [...wire].map((byte) => Buffer.from([byte]));
 

@@ -13,21 +13,9 @@ import {
   StreamEndedError,
   WaitTimeoutError,
 } from '../../src/index.js';
-import { frame } from '../helpers/frames.js';
+import { cut, frame } from '../helpers/frames.js';
 import { testDir } from '../helpers/index.js';
 import { client, echoServer } from '../helpers/proxy.js';
-
-/** Cut `data` at the given offsets (sorted, deduplicated, in range). */
-function cut(data: Buffer, offsets: number[]): Buffer[] {
-  const points = [...new Set(offsets.map((o) => o % (data.length + 1)))].sort((a, b) => a - b);
-  const pieces: Buffer[] = [];
-  let from = 0;
-  for (const at of [...points, data.length]) {
-    pieces.push(data.subarray(from, at));
-    from = at;
-  }
-  return pieces;
-}
 
 describe('PX-11 length-prefixed framings', () => {
   const FRAMINGS = ['u32be', 'u32le', 'u16be'] as const;
