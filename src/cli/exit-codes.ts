@@ -16,12 +16,13 @@ export const ExitCode = {
 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes:
-  0   ok (verify: every scripted response was used, every call had one)
+  0   ok (verify: every scripted response was used, no call went unanswered)
   1   verify: responses never used or calls without a response (the report is on stderr);
       demo: the example did not go as scripted
-  2   usage error: unknown command or flag, missing or bad value (the message says which)
+  2   usage error: unknown command or flag, missing or bad value, a name already mocked,
+      a path no dir can be made at or a socket path too long (the message says which)
   3   the dir is not a shimkit mock dir, the mock does not exist, the state cannot be
-      written, or the proxy cannot listen
+      written, or the proxy cannot listen where it was told (taken, no such dir)
   70  an unexpected error in shimkit itself (please report it, with the stack printed)`;
 
 /** A mistake on the command line: exit 2, with a pointer to the command's help. */
