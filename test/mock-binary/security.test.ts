@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createMockBinary,
   createMockBinDir,
@@ -27,6 +27,11 @@ describe('file modes and where files go', () => {
     await runCommand(git.path, ['y']);
     const root = dirname(git.dir);
     expect(statSync(root).mode & 0o777).toBe(0o700);
+    // reset() deletes the old generation in the background: wait for that
+    // to finish, or the walk races the delete.
+    await vi.waitFor(() => expect(walk(root).filter((p) => p.includes('.retired-'))).toEqual([]), {
+      timeout: 5000,
+    });
     const entries = walk(root);
     expect(entries.length).toBeGreaterThan(8);
     for (const path of entries) {
