@@ -7,7 +7,7 @@
 # exactly, it hands over: before its record exists as a plain call, after as
 # a resumed one (-R<generation>/<call>/<step>/<source>/<response>, see
 # src/runner/resume.ts). Only builtins, and mkdir and sleep by path.
-shimkit_mkdir=@@MKDIR@@ shimkit_sleeper=@@SLEEP@@
+shimkit_mkdir=@@MKDIR@@ shimkit_sleeper=@@SLEEP@@ shimkit_mask=
 # The first n above $3 (a number known to be taken, or 0) for which "$1<n>$2"
 # does not exist: exponential, then binary steps (src/queue/search.ts).
 shimkit_first() {
@@ -66,6 +66,17 @@ shimkit_partial() {
   done <"/proc/self/fdinfo/$1"
   return 1
 }
+# The caller's umask, into shimkit_mask: Linux has it on the second line of
+# /proc/self/status, read without a fork; elsewhere $(umask) forks.
+shimkit_umask() {
+  if [ -r /proc/self/status ]; then
+    while read -r shimkit_key shimkit_val; do
+      [ "$shimkit_key" = Umask: ] && { shimkit_mask=$shimkit_val; return; }
+      [ "$shimkit_key" = Name: ] || break
+    done </proc/self/status
+  fi
+  shimkit_mask=$(umask)
+}
 # Sleep out a delay; a signal that ends the call ends the sleep too.
 shimkit_sleep() {
   trap 'shimkit_stop TERM' TERM
@@ -96,6 +107,11 @@ shimkit_fast() {
   command exec 8>&2 2>/dev/null || return
   # A file size limit then fails a write (EFBIG), handed over, instead of killing the shell.
   trap '' XFSZ
+  # The record and the claim marker are 0600 whatever the caller's umask
+  # (SEC-01); the caller's is back for the files a response writes and for
+  # the runner (the last line of this script).
+  shimkit_umask
+  umask 077
   # The record: created exclusively (noclobber) at the first free number;
   # each claim has a record, so calls 1 .. n-1 exist.
   shimkit_first "$shimkit_d/calls/" .json $((shimkit_n - 1))
@@ -139,6 +155,7 @@ shimkit_fast() {
   fi >&9 || { shimkit_handover c; return; }
   [ ! -e "$shimkit_d/live.json" ] && [ -s "$shimkit_f" ] && command . "$shimkit_f" ||
     { shimkit_handover c; return; }
+  umask "$shimkit_mask"
   # Act it out: delay, files, stdout, stderr, exit code. A write that fails
   # (a closed pipe, a full disk) is the runner's to report.
   [ -z "$shimkit_delay" ] || shimkit_sleep "$shimkit_delay"
@@ -153,3 +170,4 @@ shimkit_fast() {
   exit "$shimkit_code"
 }
 shimkit_fast "$@"
+[ -z "$shimkit_mask" ] || umask "$shimkit_mask"

@@ -39,10 +39,9 @@ describe('shimkit mock, enqueue, calls, verify', () => {
     ]);
     expect(calls[1]).toMatchObject({ mock: 'git', index: 2, exitCode: 1, response: 2 });
     expect(await shimkitOk(['verify', d])).toBe('ok: mock "git", 2 calls, every response used\n');
-    // SEC-01 holds for what the command made: dirs 0700, files 0600, shims 0700.
-    // (Not checked: the records and claim markers the sh fast path writes at
-    // call time, which follow the caller's umask; see the CHANGELOG's known issues.)
-    for (const path of walk(d).filter((p) => !/\/g1\/(calls|claims)\/./.test(p))) {
+    // SEC-01 holds for what the command made and for what the calls wrote:
+    // dirs 0700, files 0600, shims 0700.
+    for (const path of walk(d)) {
       const mode = statSync(path).mode & 0o777;
       const expected =
         statSync(path).isDirectory() || path === join(d, 'bin', 'git') ? 0o700 : 0o600;

@@ -500,6 +500,73 @@ function readlinkFd(pid: string, fd: string): string {
   }
 }
 
+describe('PERF-07 SEC-01 the shell writes its own files 0600, whatever the caller umask', () => {
+  /** The modes of the files in `dir`, in name order, as octal text. */
+  const modes = (dir: string) =>
+    readdirSync(dir)
+      .sort()
+      .map((name) => (statSync(join(dir, name)).mode & 0o777).toString(8));
+
+  for (const shell of SHELLS) {
+    it.skipIf(!shell.path)(
+      `PERF-07 SEC-01 under umask 022 and 027: call records and claim markers 0600, the files a response writes as the runner writes them (${shell.name})`,
+      async () => {
+        for (const mask of ['022', '027']) {
+          const written = [];
+          for (const fastPath of [true, false]) {
+            const cwd = testDir();
+            await using git = createMockBinary('git', {
+              responses: [{ stdout: 'a', writeFiles: { 'd/f.txt': 'x' } }, { stdout: 'b' }],
+              fastPath,
+            });
+            for (const arg of ['1', '2']) {
+              const r = spawnSync(
+                shell.path as string,
+                // (busybox runs as sh when its argv[0] or first argument says so.)
+                [
+                  '-c',
+                  `umask ${mask}; exec "$0" ${shell.name === 'busybox' ? 'sh ' : ''}"$@"`,
+                  shell.path as string,
+                  git.path,
+                  arg,
+                ],
+                { cwd, encoding: 'utf8', argv0: 'sh' },
+              );
+              expect([r.status, r.stdout, r.stderr]).toEqual([0, arg === '1' ? 'a' : 'b', '']);
+            }
+            expect([1, 2].map((seq) => isShRecord(git, seq))).toEqual([fastPath, fastPath]);
+            const gen = generationDir(git);
+            expect(modes(join(gen, 'calls'))).toEqual(['600', '600']);
+            expect(modes(join(gen, 'claims'))).toEqual(['600', '600']);
+            written.push([modes(cwd), modes(join(cwd, 'd'))]);
+          }
+          expect(written[0]).toEqual(mask === '022' ? [['755'], ['644']] : [['750'], ['640']]);
+          expect(written[1]).toEqual(written[0]);
+        }
+      },
+    );
+  }
+
+  it("PERF-07 SEC-01 a call the shell claimed and handed over (step c): the runner has the caller's umask back", async () => {
+    const cwd = testDir();
+    await using git = createMockBinary('git', {
+      responses: [
+        { stdout: 'first\n' },
+        { chunks: [{ stdout: 'second\n' }], writeFiles: { w: 'x' } },
+      ],
+    });
+    const shim = racingShim(git);
+    const r = spawnSync('sh', ['-c', 'umask 027; exec "$0" "$@"', shim, 'loser'], {
+      cwd,
+      encoding: 'utf8',
+    });
+    expect([r.status, r.stdout, r.stderr]).toEqual([0, 'second\n', '']);
+    expect(isShRecord(git, 2)).toBe(true);
+    expect(modes(cwd)).toEqual(['640']);
+    expect(modes(join(generationDir(git), 'calls'))).toEqual(['600', '600']);
+  });
+});
+
 describe('PERF-07 MB-06 recorded env', () => {
   it("PERF-07 MB-06 recordEnv keys a shell sets for itself (PS4, OPTIND, PPID, IFS, _) are recorded as the caller's env has them, on both paths", async () => {
     const keys = ['PS4', 'OPTIND', 'PPID', 'IFS', '_', 'HOME', 'SK_SET'];
