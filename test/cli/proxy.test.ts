@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { connect, createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { encodeFrame } from 'shimkit';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -8,9 +8,18 @@ import { CLI, shimkit } from './helpers.js';
 
 /** An echo server on a Unix socket: every frame comes back as it went. */
 async function echoServer(path: string): Promise<Server> {
-  const server = createServer((socket) => socket.pipe(socket));
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    // A severed connection may be reset while the echo still writes to it.
+    socket.on('error', () => {});
+    socket.pipe(socket);
+  });
   await new Promise<void>((done) => server.listen(path, done));
-  onTestFinished(() => new Promise<void>((done) => server.close(() => done())));
+  onTestFinished(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise<void>((done) => server.close(() => done()));
+  });
   return server;
 }
 

@@ -12,17 +12,7 @@ import {
   StreamEndedError,
 } from '../../src/index.js';
 import { testDir } from '../helpers/index.js';
-
-/** An echo server on a Unix socket in `dir`, closed when the test ends. */
-async function echoServer(dir: string) {
-  const path = join(dir, 'server.sock');
-  const server = createServer((socket) => socket.pipe(socket));
-  await new Promise<void>((r) => server.listen(path, r));
-  onTestFinished(() => {
-    server.close();
-  });
-  return path;
-}
+import { echoServer } from '../helpers/proxy.js';
 
 describe('README frame-proxy examples', () => {
   it('PX-02 README: drop one frame between a client and a server', async () => {

@@ -13,7 +13,10 @@ const pipeName = () => `\\\\.\\pipe\\shimkit-test-${process.pid}-${++n}`;
 
 /** An echo server on `address` (a pipe name, or port 0), closed when the test ends. */
 async function echoServer(t, address) {
-  const server = createServer((socket) => socket.pipe(socket));
+  const server = createServer((socket) => {
+    socket.on('error', () => {}); // a severed connection may be reset mid-echo
+    socket.pipe(socket);
+  });
   await new Promise((resolve) =>
     typeof address === 'string'
       ? server.listen(address, resolve)
