@@ -102,7 +102,7 @@ describe('the shimkit command from bats, pytest and Go', () => {
       readme.indexOf('## Test runners'),
     );
     const block = (lang: string) =>
-      new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section)?.[1];
+      new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(section)?.[1];
     for (const [lang, file] of [
       ['bash', 'test/cli/bats/release.bats'],
       ['python', 'test/cli/python/test_release.py'],

@@ -1,8 +1,8 @@
 // The README's frame-proxy examples, run as tests (copied into README.md under the same headings).
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createFrameProxy,
   createFrameReader,
