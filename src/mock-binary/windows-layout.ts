@@ -30,6 +30,17 @@ export function cmdReadable(text: string): boolean {
   return /^[\x20-\x7e]*$/.test(text);
 }
 
+/**
+ * The runner's bundles (tsup.config.ts): the hot one and the halves it loads
+ * on demand (runner/lazy.ts), all copied beside each other.
+ */
+export const RUNNER_FILES = [
+  'runner.cjs',
+  'runner-cold.cjs',
+  'runner-route.cjs',
+  'runner-proxy.cjs',
+] as const;
+
 /** The runner and Node a Windows shim in `root` runs, made reachable from the shim. */
 export class WindowsFiles {
   readonly #root: string;
@@ -45,7 +56,7 @@ export class WindowsFiles {
     if (this.#runner === undefined) {
       const dir = join(this.#root, 'runner');
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      for (const file of ['runner.cjs', 'runner-cold.cjs', 'runner-route.cjs']) {
+      for (const file of RUNNER_FILES) {
         copyFileSync(packageFile(join('dist', file)), join(dir, file));
       }
       this.#runner = join(dir, 'runner.cjs');

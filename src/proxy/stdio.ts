@@ -6,7 +6,9 @@ import { onProcessExit } from '../internal/exit-cleanup.js';
 import { checkOptionKeys } from '../internal/options.js';
 import { SpawnError } from '../process/errors.js';
 import { Keepalive } from '../process/keepalive.js';
-import { signalGroup } from '../process/kill.js';
+import { killTreeSync, signalGroup } from '../process/kill.js';
+import { findCommand } from '../process/which.js';
+import { windowsSpawn } from '../process/windows-command.js';
 import { FrameProxy, type FrameProxyOptions, resolveSettings, SETTING_KEYS } from './proxy.js';
 import { StreamPair } from './stream-pair.js';
 
@@ -146,8 +148,9 @@ export class StdioProxy {
 
   /**
    * End the child's stdin, give it `graceMs` (default 2000) to exit, then
-   * SIGKILL it and whatever it started (its process group); close the proxy.
-   * Resolves with how the child ended.
+   * SIGKILL it and whatever it started (its process group on POSIX; on
+   * Windows its tree, by `taskkill /T /F`, while it still runs); close the
+   * proxy. Resolves with how the child ended.
    */
   async close(options: { graceMs?: number } = {}): Promise<StdioExit> {
     const graceMs = options.graceMs ?? 2000;
@@ -183,12 +186,50 @@ export class StdioProxy {
   }
 }
 
-/** Signal the child's process group (POSIX: it leads one), or the child alone (Windows). */
+/**
+ * Signal the child's process group (POSIX: it leads one). Windows has no
+ * groups: SIGKILL ends the child's tree with `taskkill /T /F` while the
+ * child still runs (synchronously, bounded; the child alone if taskkill
+ * cannot), other signals go to the child alone.
+ */
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (process.platform !== 'win32' && child.pid !== undefined && signalGroup(child.pid, signal)) {
+  const running = child.exitCode === null && child.signalCode === null;
+  if (process.platform === 'win32') {
+    if (running && signal === 'SIGKILL' && child.pid !== undefined) {
+      killTreeSync(child.pid, 'win32', process.env); // the test process's SystemRoot
+    } else if (running) child.kill(signal);
     return;
   }
-  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  if (child.pid !== undefined && signalGroup(child.pid, signal)) return;
+  if (running) child.kill(signal);
+}
+
+/** @internal How {@link proxyStdio} starts `command`. */
+export interface StdioSpawn {
+  file: string;
+  args: string[];
+  windowsVerbatimArguments: boolean;
+  /** POSIX: its own process group, so close() also ends what it started. */
+  detached: boolean;
+}
+
+/**
+ * @internal The spawn of `command`: as given on POSIX; on Windows, where
+ * `file` is what the child's PATH holds for it, a `.cmd` or `.bat` (npm's
+ * shims, a mock binary) runs through cmd.exe with a command line that gives
+ * it exactly `args`, as `spawnProcess` does (windows-command.ts). A command
+ * not found (`file` undefined) is spawned as given, so the error is the OS's.
+ */
+export function stdioSpawn(
+  command: string,
+  args: readonly string[],
+  file: string | undefined,
+  platform: NodeJS.Platform = process.platform,
+): StdioSpawn {
+  const plain = { file: command, args: [...args], windowsVerbatimArguments: false };
+  if (platform !== 'win32') return { ...plain, detached: true };
+  if (file === undefined) return { ...plain, detached: false };
+  return { ...windowsSpawn(command, args, file, process.env), detached: false };
 }
 
 /**
@@ -234,13 +275,18 @@ export async function proxyStdio(
   }
   delete proxyOptions.stderr;
   const settings = resolveSettings(proxyOptions, where);
-  // Its own process group (POSIX), so close() also ends what it started.
-  const child = spawn(command, args, {
+  const found =
+    process.platform === 'win32'
+      ? findCommand(command, env ?? process.env, cwd ?? process.cwd(), 'win32')
+      : undefined;
+  const how = stdioSpawn(command, args, found);
+  const child = spawn(how.file, how.args, {
     cwd,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
-    detached: process.platform !== 'win32',
+    detached: how.detached,
     windowsHide: true,
+    windowsVerbatimArguments: how.windowsVerbatimArguments,
   });
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);

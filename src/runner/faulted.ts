@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { FrameProxy, passthroughSettings } from '../proxy/proxy.js';
 import { StreamPair } from '../proxy/stream-pair.js';
 import type { Claim } from '../queue/claim.js';
 import type { PassthroughFaults } from '../queue/types.js';
 import { label } from './diagnostics.js';
-import { locateReal, type RealEnd } from './passthrough.js';
+import { locateReal, type RealEnd, realSpawn } from './passthrough.js';
 
 /**
  * `passthrough: { framing, faults }` (requirement PX-14): the real command
@@ -27,18 +27,26 @@ export async function runFaulted(
   } catch (error) {
     return { kind: 'missing', message: (error as Error).message };
   }
-  const child = spawn(real, claim.record.argv, {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    windowsHide: true,
+  const how = realSpawn(real, claim.record.argv);
+  let child: ChildProcess | undefined;
+  let started: Error | undefined;
+  try {
+    child = spawn(how.file, how.args, {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      windowsHide: true,
+      windowsVerbatimArguments: how.windowsVerbatimArguments,
+    });
+  } catch (error) {
+    started = error as Error; // spawn throws some errors (EINVAL, a bad argument) at once
+  }
+  started ??= await new Promise<Error | undefined>((resolve) => {
+    child?.once('spawn', () => resolve(undefined));
+    child?.once('error', resolve);
   });
-  const started = await new Promise<Error | undefined>((resolve) => {
-    child.once('spawn', () => resolve(undefined));
-    child.once('error', resolve);
-  });
-  if (started) {
+  if (started || !child) {
     return {
       kind: 'missing',
-      message: `${label(claim)} could not start the real ${claim.config.name} at ${real}: ${started.message}.`,
+      message: `${label(claim)} could not start the real ${claim.config.name} at ${real}: ${started?.message}.`,
     };
   }
   const address = { kind: 'stdio' as const, path: `stdio:${real}` };

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
+import { type WindowsSpawn, windowsSpawn } from '../process/windows-command.js';
 import type { Claim } from '../queue/claim.js';
 import { formatCommand } from '../queue/format.js';
 import { label } from './diagnostics.js';
@@ -73,6 +74,21 @@ export function locateReal(claim: Claim): string | RealEnd {
   };
 }
 
+/**
+ * How to start the real command at `real` with `argv`. On Windows a `.cmd`
+ * or `.bat` (npm installs commands so) runs through cmd.exe, as Node will
+ * not spawn one without a shell; it is named by its full path, so cmd.exe
+ * cannot find the mock again on PATH.
+ */
+export function realSpawn(
+  real: string,
+  argv: readonly string[],
+  platform: NodeJS.Platform = process.platform,
+): WindowsSpawn {
+  if (platform !== 'win32') return { file: real, args: [...argv], windowsVerbatimArguments: false };
+  return windowsSpawn(real, argv, real, process.env); // the call's ComSpec
+}
+
 /** How the real command ended, or why it could not run. */
 export type RealEnd =
   | { kind: 'exit'; code: number; out?: Buffer; err?: Buffer }
@@ -91,7 +107,9 @@ export function runReal(claim: Claim, deadline: number, stdin: Buffer | undefine
   const { name } = claim.config;
   // Recording keeps the output for the cassette: it is passed on when the command ends.
   const keep = claim.config.recordOutput === true;
-  const result = spawnSync(real, claim.record.argv, {
+  const how = realSpawn(real, claim.record.argv);
+  const result = spawnSync(how.file, how.args, {
+    windowsVerbatimArguments: how.windowsVerbatimArguments,
     stdio: [stdin ? 'pipe' : 'inherit', keep ? 'pipe' : 'inherit', keep ? 'pipe' : 'inherit'],
     input: stdin,
     timeout: Math.max(1, deadline - Date.now()),

@@ -5,6 +5,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary, InvalidOptionError, InvalidResponseError } from '../../src/index.js';
+import { realSpawn } from '../../src/runner/passthrough.js';
 import { runCommand, testDir } from '../helpers/index.js';
 
 /** A "real" command named `name` in a dir of its own: prints its args, echoes stdin to stderr, exits as asked. */
@@ -150,5 +151,29 @@ describe('passthrough and spies', () => {
     const r = await runCommand('tool', ['once'], { env, cwd: dir });
     expect(r.stdout.toString()).toBe('real:once\n');
     expect(tool.callCount()).toBe(1);
+  });
+});
+
+describe('passthrough to a real command on Windows (with an injected platform)', () => {
+  it('MB-15 PX-14 a real .cmd runs through cmd.exe, named by its full path (never found again on PATH); an .exe and POSIX commands run as they are', () => {
+    const cmd = realSpawn('C:\\tools\\rpc-server.cmd', ['--stdio', 'a b'], 'win32');
+    expect(cmd.args).toEqual([
+      '/d',
+      '/s',
+      '/v:off',
+      '/c',
+      '""C:\\tools\\rpc-server.cmd" ^"--stdio^" ^"a^ b^""',
+    ]);
+    expect(cmd.windowsVerbatimArguments).toBe(true);
+    expect(realSpawn('C:\\Git\\git.exe', ['a b'], 'win32')).toEqual({
+      file: 'C:\\Git\\git.exe',
+      args: ['a b'],
+      windowsVerbatimArguments: false,
+    });
+    expect(realSpawn('/usr/bin/git', ['a b'], 'linux')).toEqual({
+      file: '/usr/bin/git',
+      args: ['a b'],
+      windowsVerbatimArguments: false,
+    });
   });
 });

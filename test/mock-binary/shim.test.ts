@@ -6,7 +6,7 @@ import { createMockBinary, createMockBinDir } from '../../src/index.js';
 import { runnerPath } from '../../src/internal/package-files.js';
 import { RUNNER_FLAGS, runnerFlags } from '../../src/mock-binary/runner-flags.js';
 import { cmdQuote, renderWindowsShim, shimFileName, shQuote } from '../../src/mock-binary/shim.js';
-import { cmdReadable } from '../../src/mock-binary/windows-layout.js';
+import { cmdReadable, RUNNER_FILES, WindowsFiles } from '../../src/mock-binary/windows-layout.js';
 import { runCommand, testDir } from '../helpers/index.js';
 import { generationDir } from '../helpers/protocol.js';
 
@@ -151,6 +151,17 @@ describe('the Windows shim, rendered on any platform', () => {
     shimDir: join(root, 'node_modules', '.bin'),
     root,
   };
+
+  it('MB-01 PX-14 the runner copied for Windows shims is every runner bundle the build makes (runner-proxy.cjs was missing: a faulted passthrough failed)', () => {
+    const built = readdirSync(join(import.meta.dirname, '../../dist')).filter((f) =>
+      /^runner.*\.cjs$/.test(f),
+    );
+    expect([...RUNNER_FILES].sort()).toEqual(built.sort());
+    const root = testDir();
+    const runner = new WindowsFiles(root).runner();
+    expect(readdirSync(join(root, 'runner')).sort()).toEqual(built.sort());
+    expect(runner).toBe(join(root, 'runner', 'runner.cjs'));
+  });
 
   it('MB-01 is a .cmd file that runs node, the runner and the state named from %~dp0, passing %* through', () => {
     const text = renderWindowsShim(target);

@@ -11,6 +11,7 @@ import {
   SpawnError,
   type StdioProxy,
 } from '../../src/index.js';
+import { stdioSpawn } from '../../src/proxy/stdio.js';
 import { testDir } from '../helpers/index.js';
 
 const JSONRPC = fileURLToPath(new URL('../fixtures/jsonrpc_stdio.py', import.meta.url));
@@ -143,5 +144,40 @@ describe('PX-14 the proxy on a child process’s stdio', () => {
     );
     const stubborn = await proxyStdio('sleep', ['60']);
     expect(await stubborn.close({ graceMs: 50 })).toEqual({ exitCode: null, signal: 'SIGKILL' });
+  });
+});
+
+describe('PX-14 how proxyStdio starts its command (the Windows branch, with an injected platform)', () => {
+  it('PX-14 Windows: a .cmd on the PATH runs through cmd.exe with its arguments quoted; a .exe and a command not found run as given; POSIX leads its own group', () => {
+    const cmd = stdioSpawn(
+      'mcp-server',
+      ['--stdio', 'a b', 'x&y'],
+      'C:\\tools\\mcp-server.cmd',
+      'win32',
+    );
+    // Quoted for the program's C runtime, then each metacharacter escaped for cmd.exe.
+    expect(cmd.args).toEqual([
+      '/d',
+      '/s',
+      '/v:off',
+      '/c',
+      '""mcp-server" ^"--stdio^" ^"a^ b^" ^"x^&y^""',
+    ]);
+    expect([cmd.windowsVerbatimArguments, cmd.detached]).toEqual([true, false]);
+    const plain = { args: ['x y'], windowsVerbatimArguments: false, detached: false };
+    expect(stdioSpawn('tool', ['x y'], 'C:\\tools\\tool.exe', 'win32')).toEqual({
+      file: 'C:\\tools\\tool.exe',
+      ...plain,
+    });
+    expect(stdioSpawn('missing', ['x y'], undefined, 'win32')).toEqual({
+      file: 'missing',
+      ...plain,
+    });
+    expect(stdioSpawn('python3', ['s.py'], undefined, 'linux')).toEqual({
+      file: 'python3',
+      args: ['s.py'],
+      windowsVerbatimArguments: false,
+      detached: true,
+    });
   });
 });
