@@ -103,7 +103,10 @@ async function proxyDemo(): Promise<boolean> {
   const out = (line = '') => process.stdout.write(`${line}\n`);
   await using sb = createSandbox();
   const serverPath = join(sb.tmp, 'server.sock');
-  const server = createServer((socket) => socket.pipe(socket)); // echoes each frame back
+  const server = createServer((socket) => {
+    socket.on('error', () => {}); // the proxy closing mid-echo resets it
+    socket.pipe(socket); // echoes each frame back
+  });
   await new Promise<void>((done) => server.listen(serverPath, done));
   try {
     await using proxy = await createFrameProxy({
@@ -114,6 +117,7 @@ async function proxyDemo(): Promise<boolean> {
     out('\n2. frame proxy: client -> proxy (drops c2s frame 2) -> echo server\n');
     proxy.on('fault', (f) => out(`  fault: ${f.action} ${f.direction} frame ${f.frame}`));
     const client = connect(proxy.address);
+    client.on('error', () => {});
     client.resume();
     await new Promise<void>((done) => client.once('connect', done));
     for (const body of ['one', 'two', 'three']) client.write(encodeFrame(body));

@@ -93,6 +93,7 @@ describe('the shimkit command from bats, pytest and Go', () => {
       expect(out).toContain('--- PASS: TestReleaseTagsAndPushes');
       expect(out).toContain('--- PASS: TestVerifyFailsOnAnUnusedResponse');
     },
+    180_000, // a fresh clone's Go build cache is cold: the standard library builds first
   );
 
   it("CLI-01 the README's bash, pytest and Go examples are copied from these suites, verbatim", () => {

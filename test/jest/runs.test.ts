@@ -62,8 +62,10 @@ describe('under jest', () => {
     const run = jest('mock.test.cjs', { hang: true });
     const child = spawnTracked(process.execPath, run.args, { env: run.env });
     const ended = completion(child);
-    await vi.waitFor(() => expect(existsSync(run.report)).toBe(true), { timeout: 20_000 });
-    const { dirs, pid } = JSON.parse(readFileSync(run.report, 'utf8'));
+    // Parsed inside the wait: the report may be there but not yet written.
+    const { dirs, pid } = await vi.waitFor(() => JSON.parse(readFileSync(run.report, 'utf8')), {
+      timeout: 20_000,
+    });
     expect(dirs.every((d: string) => existsSync(d))).toBe(true);
     child.kill('SIGTERM');
     await ended;

@@ -32,9 +32,9 @@ describe('process behaviours', () => {
         {
           stdout: 'Cloning into "x"...\n',
           chunks: [
-            { stderr: 'Receiving objects: 50%\n', delayMs: 150 },
-            { stderr: 'Receiving objects: 100%\n', delayMs: 150 },
-            { stdout: 'done\n', delayMs: 150 },
+            { stderr: 'Receiving objects: 50%\n', delayMs: 300 },
+            { stderr: 'Receiving objects: 100%\n', delayMs: 300 },
+            { stdout: 'done\n', delayMs: 300 },
           ],
         },
       ],
@@ -51,10 +51,11 @@ describe('process behaviours', () => {
     expect(seen.map((s) => s.text).join('')).toBe(
       'Cloning into "x"...\nReceiving objects: 50%\nReceiving objects: 100%\ndone\n',
     );
-    // Each piece came in its own read, at least ~100 ms after the one before.
+    // Each piece came in its own read, well after the one before (300 ms
+    // apart; a stall of the test process shortens a gap it measures).
     expect(seen).toHaveLength(4);
     for (let i = 1; i < seen.length; i++) {
-      expect((seen[i]?.at ?? 0) - (seen[i - 1]?.at ?? 0)).toBeGreaterThan(100);
+      expect((seen[i]?.at ?? 0) - (seen[i - 1]?.at ?? 0)).toBeGreaterThan(150);
     }
   });
 

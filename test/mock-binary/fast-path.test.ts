@@ -424,7 +424,7 @@ describe('PERF-07 what the reviewers broke', () => {
     expect((await done).signal).toBe('SIGKILL');
     const record = join(generationDir(git), 'calls', '1.json');
     for (const pid of sleepers()) {
-      const held = readdirSync(`/proc/${pid}/fd`).map((fd) => readlinkFd(pid, fd));
+      const held = fdsOf(pid).map((fd) => readlinkFd(pid, fd));
       for (const file of [out, err, record])
         expect(held, `sleep ${pid} holds ${file}`).not.toContain(file);
     }
@@ -490,6 +490,15 @@ function sleepers(): string[] {
       return false;
     }
   });
+}
+
+/** The open fds of `pid`; none once it has exited (it may between listing and reading). */
+function fdsOf(pid: string): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return [];
+  }
 }
 
 function readlinkFd(pid: string, fd: string): string {

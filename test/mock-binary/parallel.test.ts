@@ -57,7 +57,8 @@ describe('exactly once under parallel calls', () => {
     stopCallsAt(git, 'started');
     const children = Array.from({ length: 64 }, (_, k) => spawnTracked(git.path, [`c${k + 1}`]));
     const exits = Promise.all(children.map(completion));
-    for (const child of children) await waitUntilStopped(child.pid);
+    // 64 runners start at once on few cores: a long deadline for the whole burst.
+    for (const child of children) await waitUntilStopped(child.pid, 30_000);
     stopCallsAt(git, undefined);
     for (const child of children) child.kill('SIGCONT');
     const results = await exits;
@@ -131,7 +132,7 @@ describe('a stopped or killed call never holds up another', () => {
       ]);
       // A call the sh shim served has no claimMs; its whole run bounds the claim.
       for (const call of calls.slice(-2)) {
-        expect(call.claimMs ?? (call.endedAt as number) - call.startedAt).toBeLessThan(1000);
+        expect(call.claimMs ?? (call.endedAt as number) - call.startedAt).toBeLessThan(3000);
       }
     },
   );
@@ -159,7 +160,7 @@ describe('a stopped or killed call never holds up another', () => {
     const call = git.calls().find((c) => c.argv[0] === 'after-storm');
     // Served by the sh shim, a call has no claimMs; its whole run bounds the claim.
     const claimMs = call?.claimMs ?? (call?.endedAt as number) - (call?.startedAt as number);
-    expect(claimMs, `seed ${seed}`).toBeLessThan(1000);
+    expect(claimMs, `seed ${seed}`).toBeLessThan(3000); // no wait on what the killed calls left
     assertExactlyOnce(git, results);
   });
 

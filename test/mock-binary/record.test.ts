@@ -228,13 +228,14 @@ describe('call records', () => {
     await using tool = createMockBinary('tool', {
       stdin: 'capture',
       stdinIdleMs: 0,
-      timeoutMs: 400,
+      // Long enough that a busy machine cannot start the runner past it (that reads "started it late").
+      timeoutMs: 1500,
     });
     const child = spawnTracked(tool.path, []);
     const r = await completion(child); // stdin stays open
     expect(r.code).toBe(MockExitCode.timeout);
     expect(r.stderr.toString()).toBe(
-      `shimkit: mock "tool" call #1 timed out after 400 ms while waiting for stdin to close; close the call's stdin, or set the mock's stdinIdleMs or timeoutMs.\n`,
+      `shimkit: mock "tool" call #1 timed out after 1500 ms while waiting for stdin to close; close the call's stdin, or set the mock's stdinIdleMs or timeoutMs.\n`,
     );
     expect(tool.lastCall()).toMatchObject({ status: 'timed-out', exitCode: 124 });
   });

@@ -56,7 +56,8 @@ describe('scripted interaction', () => {
     // Idleness counts from the last output, so wait out a silent start-up first.
     await p.waitForOutput('Question 1?');
 
-    await p.send(['one\n', 'two\n', 'three\n'], { idleMs: 300 });
+    // (Long enough that a stall of the child or of this process cannot pass for idleness.)
+    await p.send(['one\n', 'two\n', 'three\n'], { idleMs: 1000 });
     const exit = await p.wait({ timeoutMs: 10_000 });
 
     expect(exit).toMatchObject({ exitCode: 0 });
@@ -79,7 +80,7 @@ describe('scripted interaction', () => {
   it('SP-08 send() rejects when the process exits before every input was written', async () => {
     const p = spawned('sh', ['-c', 'read -r line; echo "only $line"']);
 
-    const error = await p.send(['a\n', 'b\n'], { idleMs: 200 }).catch((e: unknown) => e);
+    const error = await p.send(['a\n', 'b\n'], { idleMs: 1000 }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ProcessExitedError);
     expect((error as Error).message).toMatch(

@@ -56,7 +56,8 @@ describe('TestProcess lifecycle', () => {
     await p.waitForOutput(/pid=\d+\n/);
     const [grandchild] = pidsIn(p.output());
 
-    const exit = await p.close({ graceMs: 300 });
+    // A grace long enough for the child to be scheduled and log that it ignored SIGTERM.
+    const exit = await p.close({ graceMs: 1500 });
 
     expect(exit.signal).toBe('SIGKILL');
     expect(p.output()).toContain('ignored SIGTERM'); // SIGTERM came first

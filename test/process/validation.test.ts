@@ -178,6 +178,7 @@ describe('default deadlines', () => {
     expect((error as Error).message).toBe(
       'TestProcess(cat).waitForOutput(): no output matched never within 4000 ms. It wrote no output.',
     );
-    expect(performance.now() - started).toBeLessThan(5000);
+    // Both ended at their 4 s defaults, not at some later bound (slack for a loaded machine).
+    expect(performance.now() - started).toBeLessThan(7000);
   });
 });

@@ -278,8 +278,9 @@ describe('PX-14 proxyStdio at the edges', () => {
     const grandchild = Number(String(pid));
     expect(isAlive(grandchild)).toBe(true);
     // `read` fails at the end of stdin: the shell exits 1 at once; the sleep it started holds stdout.
-    expect(await child.close({ graceMs: 200 })).toEqual({ exitCode: 1, signal: null });
-    await expect.poll(() => isAlive(grandchild)).toBe(false);
+    // (Had close() waited for stdout to close, the grace would have run out: SIGKILL.)
+    expect(await child.close({ graceMs: 2000 })).toEqual({ exitCode: 1, signal: null });
+    await expect.poll(() => isAlive(grandchild), { timeout: 10_000 }).toBe(false);
   });
 
   it('PX-14 SP-10 a proxyStdio a script forgot does not keep Node alive, and its child is ended at exit', async () => {
@@ -299,6 +300,6 @@ describe('PX-14 proxyStdio at the edges', () => {
     expect(code).toBe(0);
     const cat = Number(out.trim());
     expect(cat).toBeGreaterThan(0);
-    await expect.poll(() => isAlive(cat)).toBe(false);
+    await expect.poll(() => isAlive(cat), { timeout: 10_000 }).toBe(false);
   });
 });

@@ -70,7 +70,10 @@ describe('shimkit/vitest fixtures', () => {
     const r = await runCommand('docker', ['build'], { env: sb.env() });
     expect(r.stdout.toString()).toBe('built\n');
     const { createServer, connect } = await import('node:net');
-    const server = createServer((s) => s.pipe(s));
+    const server = createServer((s) => {
+      s.on('error', () => {}); // reset when the proxy closes mid-echo
+      s.pipe(s);
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     const proxy = await frameProxy({ listen: { port: 0 }, upstream: { port } });
