@@ -110,11 +110,21 @@ function report(error: unknown, command: Command | undefined): number {
     return ExitCode.usage;
   }
   if (error instanceof ShimkitError) {
-    process.stderr.write(`${prefix}: ${error.message}\n`);
+    process.stderr.write(`${prefix}: ${inCliWords(error.message)}\n`);
     return ExitCode.state;
   }
   process.stderr.write(
     `${prefix}: unexpected error (a bug in shimkit; please report it with this output):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );
   return ExitCode.internal;
+}
+
+/**
+ * The library's advice in the CLI's words: its `tmpDir` option is where
+ * `--dir` points here (test/cli/edges.test.ts holds this to the messages).
+ */
+function inCliWords(message: string): string {
+  return message
+    .replace('put mocks elsewhere with the tmpDir option', 'give --dir a dir on another disk')
+    .replace('use a shorter tmpDir or mock name', 'use a shorter --dir or mock name');
 }

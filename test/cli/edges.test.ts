@@ -1,4 +1,5 @@
 // What a hostile review of the `shimkit` command found, each through the built command.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -78,5 +79,59 @@ describe('CLI-01 the shimkit command at the edges', () => {
     expect(r.stderr.toString()).toContain(
       'exists, is not empty and is not a shimkit mock dir: `shimkit mock` makes one in a dir that does not exist yet or is empty.',
     );
+  });
+});
+
+/** Whether this machine can mount a tmpfs in a private namespace (root, or user namespaces). */
+const unshareHow = ['', '-r'].find(
+  (extra) =>
+    spawnSync(
+      'unshare',
+      [
+        '-m',
+        '--propagation',
+        'private',
+        ...(extra ? [extra] : []),
+        'sh',
+        '-c',
+        'mount -t tmpfs -o size=64k tmpfs /mnt',
+      ],
+      { stdio: 'ignore' },
+    ).status === 0,
+);
+if (unshareHow === undefined) {
+  console.warn(
+    'SKIPPED the CLI full-disk test: `unshare -m` with a tmpfs mount needs root or user namespaces (CI runs as root).',
+  );
+}
+
+describe.skipIf(unshareHow === undefined)('CLI-01 the shimkit command on a full disk', () => {
+  it('CLI-01 MB-20 enqueue on a full disk exits 3 with the library’s message in the CLI’s words (--dir, not tmpDir)', async () => {
+    const disk = testDir();
+    const script = [
+      'mount -t tmpfs -o size=1m tmpfs "$1" || exit 90',
+      '"$2" "$3" mock git --dir "$1/d" >/dev/null || exit 91',
+      'head -c 2000000 /dev/zero >"$1/fill" 2>/dev/null',
+      'exec "$2" "$3" enqueue "$1/d" git --stdout "$(head -c 100000 /dev/zero | tr "\\0" x)"',
+    ].join('\n');
+    const r = await runCommand('unshare', [
+      '-m',
+      '--propagation',
+      'private',
+      ...(unshareHow ? [unshareHow] : []),
+      'sh',
+      '-c',
+      script,
+      'sh',
+      disk,
+      process.execPath,
+      CLI,
+    ]);
+    const stderr = r.stderr.toString();
+    expect(r.code, stderr).toBe(3);
+    expect(stderr).toMatch(
+      /^shimkit enqueue: .* is full \(ENOSPC\); free some space, or give --dir a dir on another disk/,
+    );
+    expect(stderr).not.toContain('tmpDir');
   });
 });
