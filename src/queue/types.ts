@@ -298,7 +298,12 @@ export interface PassthroughStats {
   faults: Partial<Record<FaultAction, number>>;
 }
 
-/** `passthrough` with a frame proxy on the real command's stdin and stdout (c2s: to it, s2c: from it). */
+/**
+ * `passthrough` with a frame proxy on the real command's stdin and stdout
+ * (c2s: to it, s2c: from it). Stdin streams through as it comes; with
+ * `stdin: 'capture'` the record also keeps it as the caller wrote it, before
+ * any fault (up to `stdinLimitBytes`).
+ */
 export interface PassthroughFaults {
   /** A framing name (a custom `Framer` cannot reach the shim). @default 'u32be' */
   framing?: Framing;

@@ -10,13 +10,16 @@ import { locateReal, type RealEnd, realSpawn } from './passthrough.js';
 /**
  * `passthrough: { framing, faults }` (requirement PX-14): the real command
  * runs with its stdin and stdout piped through a frame proxy, the call's own
- * stdin and stdout on the other side; stderr is the call's. Loaded on
- * demand (runner-proxy.cjs): the proxy is not in the hot path of other calls.
+ * stdin and stdout on the other side; stderr is the call's. With
+ * `captureBytes`, the record keeps that much of the call's stdin as the
+ * caller wrote it (before any fault). Loaded on demand (runner-proxy.cjs):
+ * the proxy is not in the hot path of other calls.
  */
 export async function runFaulted(
   claim: Claim,
   deadline: number,
   spec: PassthroughFaults,
+  captureBytes?: number,
 ): Promise<RealEnd> {
   const real = locateReal(claim);
   if (typeof real !== 'string') return real;
@@ -56,6 +59,7 @@ export async function runFaulted(
     upstream: address,
     ...settings,
   });
+  const captured = captureBytes === undefined ? undefined : tapStdin(captureBytes);
   const callerSide = StreamPair.of(process.stdin, process.stdout);
   const commandSide = StreamPair.of(child.stdout as Readable, child.stdin as Writable);
   // A side that goes away mid-write (EPIPE) ends the exchange; the exit code says how.
@@ -74,7 +78,27 @@ export async function runFaulted(
   });
   const { c2s, s2c, faults } = connection.stats();
   claim.record.proxy = { c2s, s2c, faults };
+  if (captured) {
+    const data = Buffer.concat(captured.parts, captured.kept);
+    claim.record.stdinBase64 = data.toString('base64');
+    if (captured.truncated) claim.record.stdinTruncated = true;
+    if (!process.stdin.readableEnded) claim.record.stdinOpen = true;
+  }
   if (Date.now() >= deadline && signal === 'SIGKILL') return { kind: 'timeout' };
   if (signal) return { kind: 'signal', signal };
   return { kind: 'exit', code: code ?? 0 };
+}
+
+/** The first `limit` bytes of the call's stdin as they pass to the proxy (a second reader of the same chunks). */
+function tapStdin(limit: number): { parts: Buffer[]; kept: number; truncated: boolean } {
+  const tap = { parts: [] as Buffer[], kept: 0, truncated: false };
+  process.stdin.on('data', (chunk: Buffer) => {
+    const room = limit - tap.kept;
+    if (chunk.length > room) tap.truncated = true;
+    if (room <= 0) return;
+    const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    tap.parts.push(piece);
+    tap.kept += piece.length;
+  });
+  return tap;
 }

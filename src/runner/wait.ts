@@ -68,7 +68,12 @@ export async function wait(
     waiting = 'passthrough';
     const end =
       typeof response.passthrough === 'object'
-        ? await faultedPassthrough().runFaulted(claim, deadline, response.passthrough)
+        ? await faultedPassthrough().runFaulted(
+            claim,
+            deadline,
+            response.passthrough,
+            capture ? stdinLimitBytes : undefined,
+          )
         : runReal(claim, deadline, fullStdin);
     clearTimeout(timer);
     if ((end.kind === 'exit' || end.kind === 'signal') && end.out && end.err) {

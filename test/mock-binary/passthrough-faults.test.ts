@@ -60,6 +60,42 @@ describe('PX-14 a mock binary that passes through with faults', () => {
     server.assertDone();
   });
 
+  it('PX-14 MB-06 stdin: capture on a faulted passthrough records what the caller wrote, before the faults', async () => {
+    const real = realServer();
+    await using server = createMockBinary('rpc-server', {
+      stdin: 'capture',
+      responses: [
+        {
+          passthrough: {
+            framing: 'lines',
+            faults: [{ action: 'drop', direction: 'c2s', frame: 2 }],
+          },
+        },
+        {
+          stdin: 'capture',
+          passthrough: { framing: 'lines' },
+        },
+      ],
+      stdinLimitBytes: 60,
+    });
+    const env = server.env({ ...process.env, PATH: `${real}:${process.env.PATH}` });
+    const requests = [request(1, 'echo', ['a']), request(2, 'echo', ['b']), request(3, 'exit')];
+    const input = requests.map((r) => `${r}\n`).join('');
+    const r = await runCommand('rpc-server', [], { env, input });
+    expect(r.code).toBe(0);
+    // Request 2 never reached the server; the record still has it, as written, up to the limit.
+    expect(r.stdout.toString()).not.toContain('"id":2');
+    expect(server.lastCall()).toMatchObject({
+      stdin: input.slice(0, 60),
+      stdinTruncated: true,
+      proxy: { faults: { drop: 1 } },
+    });
+    const small = await runCommand('rpc-server', [], { env, input: `${request(9, 'exit')}\n` });
+    expect(small.code).toBe(0);
+    expect(server.lastCall()?.stdin).toBe(`${request(9, 'exit')}\n`);
+    expect(server.lastCall()?.stdinTruncated).toBe(false);
+  });
+
   it('PX-14 the framing and the rules are checked when the response is made, naming it', () => {
     expect(() =>
       createMockBinary('rpc-server', {
