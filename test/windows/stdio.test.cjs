@@ -103,7 +103,7 @@ test('PX-14 close() of a child that ignores the end of its stdin ends it and wha
   await until(() => !alive(grandchild), 10_000, 'the grandchild to be gone');
 });
 
-test('PX-14 MB-15 a mock binary passes a call through its .cmd shim to the real rpc-server, reply 1 dropped', async (t) => {
+test('PX-14 MB-15 a mock binary passes a call through its .cmd shim to the real rpc-server, reply 1 dropped, stdin captured', async (t) => {
   const dir = tempDir(t);
   const real = join(dir, 'real');
   mkdirSync(real);
@@ -112,6 +112,7 @@ test('PX-14 MB-15 a mock binary passes a call through its .cmd shim to the real 
     t,
     createMockBinary('rpc-server', {
       tmpDir: dir,
+      stdin: 'capture',
       responses: [
         {
           passthrough: {
@@ -139,6 +140,7 @@ test('PX-14 MB-15 a mock binary passes a call through its .cmd shim to the real 
   assert.equal(call.status, 'exited');
   assert.deepEqual(call.argv, ['--stdio']);
   assert.deepEqual(call.proxy.faults, { drop: 1 });
+  assert.equal(call.stdin, input.toString()); // captured as it streamed through
   assert.equal(call.proxy.c2s.frames, 2);
   assert.equal(call.proxy.s2c.frames, 2); // forwarded: the argv line and reply 2
 });
