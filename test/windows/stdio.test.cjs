@@ -37,6 +37,17 @@ function serverCmd(dir) {
   return cmd;
 }
 
+/** A dir `sub` in `dir` holding rpc-server.cmd, and this process's env with it first on the Path. */
+function installed(dir, sub) {
+  const bin = join(dir, sub);
+  mkdirSync(bin);
+  serverCmd(bin);
+  const env = { ...process.env };
+  const pathKey = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'Path';
+  env[pathKey] = `${bin};${env[pathKey] ?? ''}`;
+  return env;
+}
+
 const request = (id, params) => encodeFrame(JSON.stringify({ id, params }), 'lines');
 const frames = (reader) => reader.texts().map((t) => JSON.parse(t));
 
@@ -62,13 +73,8 @@ test('PX-14 proxyStdio(node.exe): reply 2 dropped, the others intact; close() en
 
 test('PX-14 proxyStdio of a .cmd found on the Path (as npm installs a server): exact arguments, frames through', async (t) => {
   const dir = tempDir(t);
-  const bin = join(dir, 'bin');
-  mkdirSync(bin);
-  serverCmd(bin);
+  const env = installed(dir, 'bin');
   const tricky = ['a b', 'x&y', '%PATH%', 'q"uote', ''];
-  const env = { ...process.env };
-  const pathKey = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'Path';
-  env[pathKey] = `${bin};${env[pathKey] ?? ''}`;
   const p = await proxyStdio('rpc-server', tricky, { framing: 'lines', env });
   t.after(() => p.close({ graceMs: 500 }));
   const replies = createFrameReader(p.stdout, { framing: 'lines' });
@@ -105,9 +111,7 @@ test('PX-14 close() of a child that ignores the end of its stdin ends it and wha
 
 test('PX-14 MB-15 a mock binary passes a call through its .cmd shim to the real rpc-server, reply 1 dropped, stdin captured', async (t) => {
   const dir = tempDir(t);
-  const real = join(dir, 'real');
-  mkdirSync(real);
-  serverCmd(real);
+  const env = installed(dir, 'real');
   const mock = own(
     t,
     createMockBinary('rpc-server', {
@@ -123,9 +127,6 @@ test('PX-14 MB-15 a mock binary passes a call through its .cmd shim to the real 
       ],
     }),
   );
-  const env = { ...process.env };
-  const pathKey = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'Path';
-  env[pathKey] = `${real};${env[pathKey] ?? ''}`;
   const input = Buffer.concat([request(1, ['one']), request(2, ['two'])]);
   const r = await run('rpc-server', ['--stdio'], { env: mock.env(env), input, timeoutMs: 60_000 });
   assert.equal(r.exitCode, 0, r.stderr);
@@ -147,16 +148,11 @@ test('PX-14 MB-15 a mock binary passes a call through its .cmd shim to the real 
 
 test('MB-15 a plain passthrough (no faults) reaches a real command installed as a .cmd, arguments exact', async (t) => {
   const dir = tempDir(t);
-  const real = join(dir, 'real');
-  mkdirSync(real);
-  serverCmd(real);
+  const env = installed(dir, 'real');
   const mock = own(
     t,
     createMockBinary('rpc-server', { tmpDir: dir, responses: [{ passthrough: true }] }),
   );
-  const env = { ...process.env };
-  const pathKey = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'Path';
-  env[pathKey] = `${real};${env[pathKey] ?? ''}`;
   const args = ['a b', 'x&y', '%PATH%'];
   const r = await run('rpc-server', args, {
     env: mock.env(env),
