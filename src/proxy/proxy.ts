@@ -20,7 +20,12 @@ import {
   type TcpAddress,
 } from './address.js';
 import { type Clock, realClock } from './clock.js';
-import { type ConnectionStats, ProxyConnection, type SeverMode } from './connection.js';
+import {
+  type ConnectionHost,
+  type ConnectionStats,
+  ProxyConnection,
+  type SeverMode,
+} from './connection.js';
 import { Tally, type WayCount } from './counters.js';
 import { checkMaxFrameBytes } from './decoder.js';
 import { FrameMalformedError, FrameTooLargeError, UpstreamConnectError } from './errors.js';
@@ -448,7 +453,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     });
   }
 
-  #host() {
+  #host(): ConnectionHost {
     const { clock, framing, maxFrameBytes, seed, queueLimitBytes, bandwidth } = this.#settings;
     const self = this;
     return {
@@ -468,14 +473,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
         mayHit(this.#rules, way, connection) || mayHit(this.#holds, way, connection),
       recordBytes: this.#settings.recorder?.maxBodyBytes ?? 0,
       record: this.#settings.recorder
-        ? (
-            connection: number,
-            way: Way,
-            frame: number,
-            body: Buffer,
-            length: number,
-            rule: Rule | undefined,
-          ) => {
+        ? (connection, way, frame, body, length, rule) => {
             const recorder = this.#settings.recorder as Recorder;
             const at = this.#now() - this.#started;
             const record = recorder.add(at, connection, way, frame, body, length, rule);

@@ -1,9 +1,8 @@
 // What a hostile review of the `shimkit` command found, each through the built command.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCommand, testDir } from '../helpers/index.js';
+import { privateMountArgs, runCommand, testDir } from '../helpers/index.js';
 import { CLI, queueLines, shimkit, shimkitOk } from './helpers.js';
 
 describe('CLI-01 the shimkit command at the edges', () => {
@@ -82,30 +81,14 @@ describe('CLI-01 the shimkit command at the edges', () => {
   });
 });
 
-/** Whether this machine can mount a tmpfs in a private namespace (root, or user namespaces). */
-const unshareHow = ['', '-r'].find(
-  (extra) =>
-    spawnSync(
-      'unshare',
-      [
-        '-m',
-        '--propagation',
-        'private',
-        ...(extra ? [extra] : []),
-        'sh',
-        '-c',
-        'mount -t tmpfs -o size=64k tmpfs /mnt',
-      ],
-      { stdio: 'ignore' },
-    ).status === 0,
-);
-if (unshareHow === undefined) {
+const mountNamespace = privateMountArgs();
+if (mountNamespace === undefined) {
   console.warn(
     'SKIPPED the CLI full-disk test: `unshare -m` with a tmpfs mount needs root or user namespaces (CI runs as root).',
   );
 }
 
-describe.skipIf(unshareHow === undefined)('CLI-01 the shimkit command on a full disk', () => {
+describe.skipIf(mountNamespace === undefined)('CLI-01 the shimkit command on a full disk', () => {
   it('CLI-01 MB-20 enqueue on a full disk exits 3 with the library’s message in the CLI’s words (--dir, not tmpDir)', async () => {
     const disk = testDir();
     const script = [
@@ -115,10 +98,7 @@ describe.skipIf(unshareHow === undefined)('CLI-01 the shimkit command on a full 
       'exec "$2" "$3" enqueue "$1/d" git --stdout "$(head -c 100000 /dev/zero | tr "\\0" x)"',
     ].join('\n');
     const r = await runCommand('unshare', [
-      '-m',
-      '--propagation',
-      'private',
-      ...(unshareHow ? [unshareHow] : []),
+      ...(mountNamespace as string[]),
       'sh',
       '-c',
       script,

@@ -1,4 +1,4 @@
-import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,4 +105,23 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+let mountNamespace: string[] | null | undefined;
+
+/**
+ * The `unshare` options that give a command a private mount namespace in
+ * which it may mount a tmpfs (for a real full disk): as root, or through a
+ * user namespace (`-r`); undefined where neither works. Probed once.
+ */
+export function privateMountArgs(): string[] | undefined {
+  if (mountNamespace === undefined) {
+    const base = ['-m', '--propagation', 'private'];
+    const probe = (args: string[]) =>
+      spawnSync('unshare', [...args, 'sh', '-c', 'mount -t tmpfs -o size=64k tmpfs /mnt'], {
+        stdio: 'ignore',
+      }).status === 0;
+    mountNamespace = [base, [...base, '-r']].find(probe) ?? null;
+  }
+  return mountNamespace ?? undefined;
 }

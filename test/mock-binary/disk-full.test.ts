@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MockExitCode } from '../../src/index.js';
-import { firstJsonLine, spawnTracked, testDir } from '../helpers/index.js';
+import { firstJsonLine, privateMountArgs, spawnTracked, testDir } from '../helpers/index.js';
 
 interface Outcome {
   code: number;
@@ -45,29 +44,18 @@ const FIXTURE = fileURLToPath(new URL('../fixtures/disk-full.mjs', import.meta.u
  * A full disk, for real: a 1 MiB tmpfs in a private mount namespace (so it
  * vanishes with the fixture), as root or through a user namespace.
  */
-const unshare = ['-m', '--propagation', 'private'];
-const how = ['', '-r'].find(
-  (extra) =>
-    spawnSync(
-      'unshare',
-      [...unshare, ...(extra ? [extra] : []), 'sh', '-c', 'mount -t tmpfs -o size=64k tmpfs /mnt'],
-      {
-        stdio: 'ignore',
-      },
-    ).status === 0,
-);
-if (how === undefined) {
+const mountNamespace = privateMountArgs();
+if (mountNamespace === undefined) {
   console.warn(
     'SKIPPED disk-full tests: `unshare -m` with a tmpfs mount needs root or user namespaces (CI runs them as root).',
   );
 }
 
-describe.skipIf(how === undefined)('a full disk', () => {
+describe.skipIf(mountNamespace === undefined)('a full disk', () => {
   it('MB-20 calls, enqueue() and createMockBinary() on a full disk give one-line diagnostics or ShimkitErrors naming the dir, and leave no temp files', async () => {
     const disk = testDir();
     const child = spawnTracked('unshare', [
-      ...unshare,
-      ...(how ? [how] : []),
+      ...(mountNamespace as string[]),
       'sh',
       '-c',
       'mount -t tmpfs -o size=1m tmpfs "$1" && exec "$2" "$3" "$1"',

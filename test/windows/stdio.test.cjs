@@ -49,6 +49,12 @@ function installed(dir, sub) {
 }
 
 const request = (id, params) => encodeFrame(JSON.stringify({ id, params }), 'lines');
+/** Each line of `text` (CR LF or LF) parsed as JSON. */
+const jsonLines = (text) =>
+  text
+    .trim()
+    .split(/\r?\n/)
+    .map((l) => JSON.parse(l));
 const frames = (reader) => reader.texts().map((t) => JSON.parse(t));
 
 test('PX-14 proxyStdio(node.exe): reply 2 dropped, the others intact; close() ends it', async (t) => {
@@ -130,13 +136,7 @@ test('PX-14 MB-15 a mock binary passes a call through its .cmd shim to the real 
   const input = Buffer.concat([request(1, ['one']), request(2, ['two'])]);
   const r = await run('rpc-server', ['--stdio'], { env: mock.env(env), input, timeoutMs: 60_000 });
   assert.equal(r.exitCode, 0, r.stderr);
-  assert.deepEqual(
-    r.stdout
-      .trim()
-      .split(/\r?\n/)
-      .map((l) => JSON.parse(l)),
-    [{ argv: ['--stdio'] }, { id: 2, result: ['two'] }],
-  );
+  assert.deepEqual(jsonLines(r.stdout), [{ argv: ['--stdio'] }, { id: 2, result: ['two'] }]);
   const call = mock.lastCall();
   assert.equal(call.status, 'exited');
   assert.deepEqual(call.argv, ['--stdio']);
@@ -160,12 +160,6 @@ test('MB-15 a plain passthrough (no faults) reaches a real command installed as 
     timeoutMs: 60_000,
   });
   assert.equal(r.exitCode, 0, r.stderr);
-  assert.deepEqual(
-    r.stdout
-      .trim()
-      .split(/\r?\n/)
-      .map((l) => JSON.parse(l)),
-    [{ argv: args }, { id: 7, result: ['p'] }],
-  );
+  assert.deepEqual(jsonLines(r.stdout), [{ argv: args }, { id: 7, result: ['p'] }]);
   assert.deepEqual(mock.lastCall().argv, args);
 });
