@@ -1,23 +1,47 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Three projects. `npm test` runs "shimkit", the fast suite: every requirement,
+ * each at the size that proves it, in about a minute and a half on 2 cores.
+ * `npm run test:stress` runs "stress" (test/**\/*.stress.test.ts: the storms,
+ * the scale runs and the long property runs) and "runner-only". `.ci/run` runs both.
+ */
 export default defineConfig({
   // shimkit/vitest imports the core as 'shimkit': the tests run it from src.
   resolve: { alias: { shimkit: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
   test: {
     // Tests spawn real processes; generous per-test deadlines, but no retries:
-    // a flake is a bug to fix, not to hide.
+    // a flake is a bug to fix, not to hide. Stress tests are sized in runs and
+    // calls, never in seconds; their deadline only stops a hang.
     testTimeout: 60_000,
     hookTimeout: 30_000,
     retry: 0,
     pool: 'forks',
+    // vitest's default on 2 cores is one worker: most of a test is waiting for
+    // the processes it spawned, so two files at a time use the machine.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
         test: {
           name: 'shimkit',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.stress.test.ts'],
+          // A worker runs file after file instead of a fresh one per file (a
+          // third of the suite's time went to starting them). Every test cleans
+          // up what it made; the stress and runner-only projects keep isolation,
+          // so CI runs the mock-binary suite both ways.
+          isolate: false,
           typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'] },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'stress',
+          include: ['test/**/*.stress.test.ts'],
+          testTimeout: 300_000,
         },
       },
       {
@@ -27,7 +51,7 @@ export default defineConfig({
         test: {
           name: 'runner-only',
           include: ['test/mock-binary/**/*.test.ts'],
-          exclude: ['test/mock-binary/fast-path*.test.ts'],
+          exclude: ['test/mock-binary/fast-path*.test.ts', 'test/**/*.stress.test.ts'],
           env: { SHIMKIT_FAST_PATH: '0' },
         },
       },

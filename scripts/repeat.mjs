@@ -5,7 +5,9 @@ import { spawnSync } from 'node:child_process';
 const times = Number(process.argv[2] ?? 20);
 for (let i = 1; i <= times; i++) {
   const started = Date.now();
-  const run = spawnSync('npx', ['vitest', 'run', '--reporter=dot'], { stdio: 'inherit' });
+  const run = spawnSync('npx', ['vitest', 'run', '--project', 'shimkit', '--reporter=dot'], {
+    stdio: 'inherit',
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   if (run.status !== 0) {
     console.error(`\nrun ${i} of ${times} FAILED after ${seconds} s`);

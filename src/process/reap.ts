@@ -24,22 +24,24 @@ export interface TreeChild {
  * the child still runs (there is no graceful stage), bounded; if taskkill
  * cannot run, fails, or the child still runs 5 s later, the child itself is
  * terminated and a warning says that what it started may live on. Throws
- * `ProcessNotEndedError` if even that leaves the child running.
+ * `ProcessNotEndedError` if even that leaves the child running. `reapLimitMs`
+ * (5 s) bounds each of those waits; tests pass a shorter one.
  */
 export async function endTree(
   child: TreeChild,
   platform: NodeJS.Platform,
   graceMs: number,
+  reapLimitMs = REAP_LIMIT_MS,
 ): Promise<void> {
   const { pid, running } = child;
   if (pid === 0) return;
   if (platform === 'win32') {
     if (!running()) return;
     const problem = await taskkill(pid, process.env); // the test process's SystemRoot
-    if (!problem && (await until(() => !running(), REAP_LIMIT_MS))) return;
-    const why = problem ?? `the process still ran ${REAP_LIMIT_MS} ms after taskkill`;
+    if (!problem && (await until(() => !running(), reapLimitMs))) return;
+    const why = problem ?? `the process still ran ${reapLimitMs} ms after taskkill`;
     child.terminate();
-    if (!(await until(() => !running(), REAP_LIMIT_MS))) {
+    if (!(await until(() => !running(), reapLimitMs))) {
       throw new ProcessNotEndedError(child.commandLine, pid, why);
     }
     process.emitWarning(
@@ -52,7 +54,7 @@ export async function endTree(
   const gone = () => !running() && !groupAlive(pid);
   if (!(await until(gone, graceMs))) {
     signalGroup(pid, 'SIGKILL');
-    await until(gone, REAP_LIMIT_MS);
+    await until(gone, reapLimitMs);
   }
 }
 

@@ -55,3 +55,18 @@ export function queueLines(dir: string, name: string): Record<string, unknown>[]
     .filter(Boolean)
     .map((line) => JSON.parse(line));
 }
+
+/** CLI-01: `rounds` times, `shimkit mock git` and `shimkit mock docker` at once on one new dir: both kept. */
+export async function expectConcurrentMocksBothKept(rounds: number): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    const d = join(testDir(), 'mocks');
+    const [a, b] = await Promise.all([
+      shimkit(['mock', 'git', '--dir', d]),
+      shimkit(['mock', 'docker', '--dir', d]),
+    ]);
+    expect([a.code, b.code, a.stderr.toString(), b.stderr.toString()]).toEqual([0, 0, '', '']);
+    const verify = await shimkitOk(['verify', d]);
+    expect(verify).toContain('mock "docker"');
+    expect(verify).toContain('mock "git"');
+  }
+}

@@ -107,6 +107,21 @@ export function isRunning(pid: number): boolean {
   }
 }
 
+let python: string | undefined;
+
+/**
+ * The real python3 binary (`sys.executable`), resolved once per test file: a
+ * version manager's `python3` (pyenv's shim is a bash script) can cost 300 ms a
+ * start, which a test that spawns python a few dozen times cannot afford.
+ */
+export function python3(): string {
+  python ??=
+    spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+      encoding: 'utf8',
+    }).stdout?.trim() || 'python3';
+  return python;
+}
+
 let mountNamespace: string[] | null | undefined;
 
 /**

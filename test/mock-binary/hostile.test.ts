@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,8 +12,13 @@ import {
 } from '../../src/index.js';
 import { NODE_RUNTIME_VARS } from '../../src/mock-binary/node-env.js';
 import { renderWindowsShim } from '../../src/mock-binary/shim.js';
-import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+import { runCommand, testDir } from '../helpers/index.js';
 import { generationDir } from '../helpers/protocol.js';
+import {
+  expectBigResponsesOutsideTheQueue,
+  expectCallersSurviveResetAndDispose,
+  expectDisposeAfterKillsLeavesNothing,
+} from '../helpers/sized.js';
 
 const oneLine = (stderr: Buffer) => {
   const text = stderr.toString();
@@ -180,74 +185,21 @@ describe('hostile environments', () => {
   });
 });
 
+// The same checks at full size (50 MiB responses, 69 racing callers, three
+// 64-call SIGKILL storms) are in hostile.stress.test.ts.
 describe('big queues', () => {
-  it('MB-20 large outputs live outside the queue file: eleven 50 MB responses enqueue, and each call reads only its own', async () => {
-    await using git = createMockBinary('git', { tmpDir: testDir() });
-    const big = 'y'.repeat(50 * 1024 * 1024);
-    git.enqueue({ stdout: 'small\n' });
-    for (let i = 0; i < 11; i++) git.enqueue({ stdout: big, stderr: `#${i}\n` });
-    expect(git.queuedCount()).toBe(12);
-    const queue = join(generationDir(git), 'queue.jsonl');
-    expect(statSync(queue).size).toBeLessThan(4096);
-
-    const small = await runCommand(git.path);
-    expect(small.stdout.toString()).toBe('small\n');
-    const child = spawnTracked(git.path, []);
-    const r = await completion(child);
-    expect(r.code).toBe(0);
-    expect(r.stdout.length).toBe(big.length);
-    expect(r.stdout.equals(Buffer.from(big))).toBe(true);
-    expect(r.stderr.toString()).toBe('#0\n');
-    expect(() => git.assertDone()).toThrow(
-      /2 of 12 responses used; never used: #3 \{stdout:\[52428800 bytes\]/,
-    );
-  });
+  it('MB-20 large outputs live outside the queue file: eleven 5 MiB responses enqueue, and each call reads only its own', () =>
+    expectBigResponsesOutsideTheQueue(5));
 });
 
 describe('races with reset() and dispose()', () => {
-  it('MB-20 callers racing reset() and dispose() succeed or get the clear message, never an unexpected error', async () => {
-    const git = createMockBinary('git', {
-      responses: Array.from({ length: 100 }, (_, i) => ({ stdout: `r${i}\n` })),
-    });
-    const children = Array.from({ length: 69 }, (_, k) => spawnTracked(git.path, [`c${k}`]));
-    const exits = children.map(completion);
-    // Reset whenever another tenth of the callers is done, then dispose with a third still running.
-    for (let i = 0; i < 5; i++) {
-      await exits[i * 9];
-      git.reset();
-      git.enqueue(Array.from({ length: 20 }, (_, k) => ({ stdout: `g${i}-${k}\n` })));
-    }
-    await exits[45];
-    await git.dispose();
-    const results = await Promise.all(exits);
-    for (const r of results) {
-      if (r.code === 0) continue;
-      expect(r.code, r.stderr.toString()).toBe(MockExitCode.broken);
-      expect(oneLine(r.stderr)).toMatch(
-        /^shimkit: a state file is missing \(was the mock disposed or reset while this call ran\?\): \//,
-      );
-    }
-  });
+  it('MB-20 24 callers racing reset() and dispose() succeed or get the clear message, never an unexpected error', () =>
+    expectCallersSurviveResetAndDispose(24));
 });
 
 describe('dispose() whatever late writers do', () => {
-  it.each([1, 2, 3])(
-    'MB-20 dispose() right after callers were SIGKILLed mid-storm succeeds and leaves nothing (round %i)',
-    async () => {
-      const parent = testDir();
-      const git = createMockBinary('git', {
-        tmpDir: parent,
-        responses: Array.from({ length: 64 }, (_, i) => ({ stdout: `r${i}\n`, delayMs: i % 3 })),
-      });
-      const children = Array.from({ length: 64 }, (_, k) => spawnTracked(git.path, [`c${k}`]));
-      const exits = Promise.all(children.map(completion));
-      await git.waitForCalls(8, { until: 'started', timeoutMs: 20_000 });
-      for (const child of children.filter((_, k) => k % 2 === 0)) child.kill('SIGKILL');
-      await git.dispose(); // while the killed ones die and the others still write
-      await exits;
-      expect(readdirSync(parent)).toEqual([]);
-    },
-  );
+  it('MB-20 dispose() right after callers were SIGKILLed mid-storm (16 calls) succeeds and leaves nothing', () =>
+    expectDisposeAfterKillsLeavesNothing(16));
 });
 
 describe('names, lines and numbers at the edges', () => {

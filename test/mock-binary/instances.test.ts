@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { createMockBinary, createMockBinDir } from '../../src/index.js';
-import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+import { completion, python3, runCommand, spawnTracked, testDir } from '../helpers/index.js';
 import { generationDir, processState, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
 
 describe('calls that died', () => {
@@ -9,7 +9,7 @@ describe('calls that died', () => {
     await using git = createMockBinary('git', { responses: [{ stdout: 'x' }] });
     stopCallsAt(git, 'claimed');
     // A parent that starts the call, kills it once it has stopped, and never reaps it.
-    const parent = spawnTracked('python3', [
+    const parent = spawnTracked(python3(), [
       '-c',
       `import os, sys
 pid = os.fork()

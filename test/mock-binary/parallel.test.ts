@@ -4,70 +4,25 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary, MockExitCode, type MockResponse } from '../../src/index.js';
 import type { CallStep } from '../../src/queue/types.js';
-import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
-import { assertExactlyOnce, callInParallel, seededRandom } from '../helpers/parallel.js';
+import { completion, python3, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+import {
+  assertExactlyOnce,
+  callInParallel,
+  expectEachClaimedOnce,
+  expectUniqueWhenReleasedTogether,
+} from '../helpers/parallel.js';
 import { generationDir, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
 
 const responses = (n: number): MockResponse[] =>
   Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
-const ROUNDS = Array.from({ length: 10 }, (_, i) => i + 1);
 
 describe('exactly once under parallel calls', () => {
-  it.each(ROUNDS)(
-    'MB-07 64 parallel calls claim 64 responses exactly once, none lost (round %i of 10)',
-    async () => {
-      await using git = createMockBinary('git', { responses: responses(64), onExhausted: 'fail' });
-      const exits = await callInParallel(git, 64);
-      expect(exits.map((e) => e.stderr.toString()).filter(Boolean)).toEqual([]);
-      expect(exits.every((e) => e.code === 0)).toBe(true);
-      const printed = exits.map((e) => e.stdout.toString()).sort();
-      expect(printed).toEqual(
-        responses(64)
-          .map((r) => r.stdout)
-          .sort(),
-      );
-      expect(git.callCount()).toBe(64);
-      const claimed = git.calls().map((c) => c.response ?? 0);
-      expect(claimed.sort((a, b) => a - b)).toEqual(Array.from({ length: 64 }, (_, i) => i + 1));
-      assertExactlyOnce(git, exits);
-      git.assertDone();
-    },
-  );
+  // Nine more rounds, 64 calls through xargs and a 64-way release are in parallel.stress.test.ts.
+  it('MB-07 64 parallel calls claim 64 responses exactly once, none lost', () =>
+    expectEachClaimedOnce(64));
 
-  it('MB-07 64 parallel calls through xargs -P 64 claim every response exactly once', async () => {
-    await using git = createMockBinary('git', { responses: responses(64), onExhausted: 'fail' });
-    const ids = `${Array.from({ length: 64 }, (_, k) => `c${k + 1}`).join('\n')}\n`;
-    const r = await runCommand('xargs', ['-P', '64', '-n', '1', git.path], { input: ids });
-    expect(r.stderr.toString()).toBe('');
-    expect(r.code).toBe(0);
-    // Each response is one write smaller than PIPE_BUF, so lines do not interleave.
-    expect(r.stdout.toString().split('\n').filter(Boolean).sort()).toEqual(
-      responses(64)
-        .map((x) => x.stdout?.trim())
-        .sort(),
-    );
-    expect(git.callCount()).toBe(64);
-    git.assertDone();
-  });
-
-  it('MB-02 MB-07 exactly-once rests on the claim links alone: 64 calls released at the same instant stay unique', async () => {
-    await using git = createMockBinary('git', { responses: responses(64), onExhausted: 'fail' });
-    // Every call stops right after reading the state, before it looks for a
-    // free number; then all go at once, so they race for the same numbers.
-    stopCallsAt(git, 'started');
-    const children = Array.from({ length: 64 }, (_, k) => spawnTracked(git.path, [`c${k + 1}`]));
-    const exits = Promise.all(children.map(completion));
-    // 64 runners start at once on few cores: a long deadline for the whole burst.
-    for (const child of children) await waitUntilStopped(child.pid, 30_000);
-    stopCallsAt(git, undefined);
-    for (const child of children) child.kill('SIGCONT');
-    const results = await exits;
-    expect(results.map((e) => e.stderr.toString()).filter(Boolean)).toEqual([]);
-    expect(results.every((e) => e.code === 0)).toBe(true);
-    assertExactlyOnce(git, results);
-    expect(git.callCount()).toBe(64);
-    git.assertDone();
-  });
+  it('MB-02 MB-07 exactly-once rests on the claim links alone: 16 calls released at the same instant stay unique', () =>
+    expectUniqueWhenReleasedTogether(16));
 
   it('REL-02 MB-07 exactly once under random interleavings of calls and enqueues (property)', async () => {
     await fc.assert(
@@ -137,39 +92,12 @@ describe('a stopped or killed call never holds up another', () => {
     },
   );
 
-  it('MB-08 SIGKILLed calls during a 64-call storm: the rest finish, nothing is served twice, the next call is served at once', async () => {
-    const seed = Date.now();
-    const random = seededRandom(seed);
-    await using git = createMockBinary('git', { responses: responses(64), onExhausted: 'fail' });
-    const children = Array.from({ length: 64 }, (_, k) => spawnTracked(git.path, [`c${k + 1}`]));
-    const exits = Promise.all(children.map(completion));
-    const victims = children.filter(() => random() < 0.35);
-    // Kill at random moments across the storm (start-up, claiming, writing).
-    for (const victim of victims) setTimeout(() => victim.kill('SIGKILL'), random() * 400);
-    const results = await exits;
-    const survivors = results.filter((r) => r.signal === null);
-    expect(survivors.length, `seed ${seed}`).toBeGreaterThan(0);
-    for (const r of survivors) expect(r.code, `seed ${seed}: ${r.stderr}`).toBe(0);
-    assertExactlyOnce(git, results);
-
-    const next = await runCommand(git.path, ['after-storm']);
-    const unused =
-      64 -
-      git.calls().filter((c) => c.responseSource === 'queue' && c.argv[0] !== 'after-storm').length;
-    expect(next.code, `seed ${seed}: ${next.stderr}`).toBe(unused > 0 ? 0 : 123);
-    const call = git.calls().find((c) => c.argv[0] === 'after-storm');
-    // Served by the sh shim, a call has no claimMs; its whole run bounds the claim.
-    const claimMs = call?.claimMs ?? (call?.endedAt as number) - (call?.startedAt as number);
-    expect(claimMs, `seed ${seed}`).toBeLessThan(3000); // no wait on what the killed calls left
-    assertExactlyOnce(git, results);
-  });
-
-  it('MB-02 a call record is never seen half-written', async () => {
-    await using git = createMockBinary('git', { responses: responses(32), recordEnv: true });
+  it('MB-02 a call record is never seen half-written (16 parallel calls, read as they are written)', async () => {
+    await using git = createMockBinary('git', { responses: responses(16), recordEnv: true });
     const calls = join(generationDir(git), 'calls');
     const dir = testDir();
     // A watcher that reads every record as fast as it can: each must be whole JSON lines.
-    const watcher = spawnTracked('python3', [
+    const watcher = spawnTracked(python3(), [
       '-c',
       `import os, sys, json
 calls, stop = sys.argv[1], sys.argv[2]
@@ -193,7 +121,7 @@ print("seen", seen, "bad", bad, flush=True)`,
     ]);
     const watched = completion(watcher);
     await new Promise<void>((ready) => watcher.stdout?.once('data', () => ready()));
-    await callInParallel(git, 32);
+    await callInParallel(git, 16);
     writeFileSync(join(dir, 'stop'), '');
     const out = (await watched).stdout.toString();
     expect(out).toMatch(/^ready\nseen \d+ bad 0\n$/);

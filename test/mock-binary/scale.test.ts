@@ -2,26 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createMockBinary, type MockResponse } from '../../src/index.js';
 import type { CallStep } from '../../src/queue/types.js';
 import { completion, spawnTracked } from '../helpers/index.js';
-import { assertExactlyOnce, callInParallel } from '../helpers/parallel.js';
 import { stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
 
 const responses = (n: number): MockResponse[] =>
   Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
 
 describe('scale and a test process that never waits for a call', () => {
-  it('MB-19 256 parallel calls with default options: no timeout, none lost, none twice', async () => {
-    await using git = createMockBinary('git', { responses: responses(256), onExhausted: 'fail' });
-    const exits = await callInParallel(git, 256);
-    expect(exits.map((e) => e.stderr.toString()).filter(Boolean)).toEqual([]);
-    expect(exits.every((e) => e.code === 0)).toBe(true);
-    expect(git.callCount()).toBe(256);
-    assertExactlyOnce(git, exits);
-    const claimed = git.calls().map((c) => c.response ?? 0);
-    expect(claimed.sort((a, b) => a - b)).toEqual(Array.from({ length: 256 }, (_, i) => i + 1));
-    expect(git.calls().every((c) => c.status === 'exited')).toBe(true);
-    git.assertDone();
-  });
-
   it('MB-19 enqueue(), calls(), assertDone() and reset() never wait for a call: with calls stopped at every step they return', async () => {
     const steps: CallStep[] = ['started', 'recorded', 'claimed', 'decided', 'served'];
     await using git = createMockBinary('git', { responses: responses(8) });

@@ -13,7 +13,7 @@ import {
   type Framer,
   proxyStdio,
 } from '../../src/index.js';
-import { isAlive, testDir } from '../helpers/index.js';
+import { isAlive, python3, testDir } from '../helpers/index.js';
 import { client, echoServer } from '../helpers/proxy.js';
 
 /** NUL-terminated frames: the terminator follows the body (no header). */
@@ -258,7 +258,7 @@ const JSONRPC = fileURLToPath(new URL('../fixtures/jsonrpc_stdio.py', import.met
 describe('PX-14 proxyStdio at the edges', () => {
   it('PX-14 a child that writes 256 KiB to stderr does not block; the last 64 KiB are kept', async () => {
     const script = `import sys\nsys.stderr.write('e' * 262144 + 'END')\nsys.stderr.flush()\nexec(open(${JSON.stringify(JSONRPC)}).read())`;
-    await using child = await proxyStdio('python3', ['-c', script], { framing: 'lines' });
+    await using child = await proxyStdio(python3(), ['-c', script], { framing: 'lines' });
     const replies = createFrameReader(child.stdout, { framing: 'lines' });
     child.stdin.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'echo', params: [1] })}\n`,

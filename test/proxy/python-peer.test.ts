@@ -1,26 +1,17 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createFrameProxy, type FaultRule } from '../../src/index.js';
-import { spawnTracked, testDir } from '../helpers/index.js';
+import { python3, spawnTracked, testDir } from '../helpers/index.js';
 import { Lines } from '../helpers/lines.js';
 
 const PEER = fileURLToPath(new URL('../fixtures/mp_peer.py', import.meta.url));
-let python: string;
-
-beforeAll(() => {
-  // Resolve the interpreter once: a version-manager shim on PATH can take seconds per start.
-  python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], {
-    encoding: 'utf8',
-  }).trim();
-});
 
 /** A Python Listener behind the proxy and a Python Client in front of it, each its own process. */
 async function pythonPair(faults: FaultRule[] = []) {
   const dir = testDir();
   const serverPath = join(dir, 'py.sock');
-  const server = spawnTracked(python, [PEER, 'server', serverPath]);
+  const server = spawnTracked(python3(), [PEER, 'server', serverPath]);
   const serverOut = new Lines(server);
   expect(await serverOut.next()).toBe('listening');
   const proxy = await createFrameProxy({
@@ -29,7 +20,7 @@ async function pythonPair(faults: FaultRule[] = []) {
     faults,
   });
   onTestFinished(() => proxy.close());
-  const client = spawnTracked(python, [PEER, 'client', proxy.address]);
+  const client = spawnTracked(python3(), [PEER, 'client', proxy.address]);
   const clientOut = new Lines(client);
   expect(await clientOut.next()).toBe('connected');
   const command = (line: string) => client.stdin?.write(`${line}\n`);

@@ -12,7 +12,7 @@ import {
   type StdioProxy,
 } from '../../src/index.js';
 import { stdioSpawn } from '../../src/proxy/stdio.js';
-import { testDir } from '../helpers/index.js';
+import { python3, testDir } from '../helpers/index.js';
 
 const JSONRPC = fileURLToPath(new URL('../fixtures/jsonrpc_stdio.py', import.meta.url));
 const request = (id: number, method: string, params?: unknown) =>
@@ -39,7 +39,7 @@ if (!pylsp) {
 describe('PX-14 the proxy on a child process’s stdio', () => {
   it('PX-14 PX-11 a JSON-RPC server over stdio (lines): reply 2 dropped, the others intact, the exit seen', async () => {
     const server = track(
-      await proxyStdio('python3', [JSONRPC], {
+      await proxyStdio(python3(), [JSONRPC], {
         framing: 'lines',
         faults: [{ action: 'drop', direction: 's2c', frame: 2 }],
       }),
@@ -62,7 +62,7 @@ describe('PX-14 the proxy on a child process’s stdio', () => {
 
   it('PX-14 PX-02 requests can be faulted too: a corrupted request gets a parse error, a delayed one still arrives in order', async () => {
     const server = track(
-      await proxyStdio('python3', [JSONRPC], {
+      await proxyStdio(python3(), [JSONRPC], {
         framing: 'lines',
         faults: [
           { action: 'corrupt', direction: 'c2s', frame: 1, bits: 40 },
