@@ -8,8 +8,17 @@ import { defineConfig } from 'vitest/config';
  * the scale runs and the long property runs) and "runner-only". `.ci/run` runs both.
  */
 export default defineConfig({
-  // shimkit/vitest imports the core as 'shimkit': the tests run it from src.
-  resolve: { alias: { shimkit: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
+  // shimkit/vitest imports the core as 'shimkit', and the README's examples
+  // import both: the tests run them from src.
+  resolve: {
+    alias: [
+      { find: /^shimkit$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+      {
+        find: /^shimkit\/vitest$/,
+        replacement: fileURLToPath(new URL('./src/vitest/index.ts', import.meta.url)),
+      },
+    ],
+  },
   test: {
     // Tests spawn real processes; generous per-test deadlines, but no retries:
     // a flake is a bug to fix, not to hide. Stress tests are sized in runs and

@@ -10,6 +10,7 @@ export {
   InvalidResponseError,
   NotBuiltError,
   ShimkitError,
+  UnsupportedHereError,
   UnusedResponsesError,
   WaitTimeoutError,
 } from './internal/errors.js';

@@ -41,6 +41,18 @@ export class CallAssertionError extends ShimkitError {
   }
 }
 
+/**
+ * What was asked cannot work in this environment, though nothing passed was
+ * wrong: `install()` under jest, whose test files each get their own copy of
+ * `process.env` that the programs a test starts never see. The message says
+ * what to do instead.
+ */
+export class UnsupportedHereError extends ShimkitError {
+  constructor(message: string) {
+    super('ERR_SHIMKIT_UNSUPPORTED_HERE', message);
+  }
+}
+
 /** A `waitFor…` deadline passed before the condition held. */
 export class WaitTimeoutError extends ShimkitError {
   constructor(message: string) {

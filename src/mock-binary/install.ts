@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '../internal/errors.js';
+import { UnsupportedHereError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { pathKey, prependPathEntry, removePathEntry } from '../internal/path-env.js';
 import { envIsSandboxed } from '../internal/sandboxed-env.js';
@@ -18,7 +18,7 @@ export function installOnPath(
   platform: NodeJS.Platform = process.platform,
 ): () => void {
   if (envIsSandboxed()) {
-    throw new InvalidOptionError(
+    throw new UnsupportedHereError(
       `install() cannot reach the programs this test starts: this test runs with its own copy of process.env (jest gives each test file one), and a child process started without an env option gets the real one, where ${dir} is not on PATH. Pass the mock's env() to the program under test instead — run(cmd, args, { env: git.env() }), execFileSync(cmd, args, { env: git.env() }) — or sandbox.use(git) with a sandbox.`,
     );
   }

@@ -26,9 +26,11 @@ import {
   type MockBinDir,
   type MockBinDirOptions,
   type SandboxOptions,
+  ShimkitError,
   type TestSandbox,
 } from 'shimkit';
 import { test as base, expect } from 'vitest';
+import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { matchers, type ShimkitMatchers } from '../matchers.js';
 
 expect.extend(matchers);
@@ -43,8 +45,12 @@ declare module 'vitest' {
 export interface ShimkitFixtures {
   /**
    * `createMockBinary()`, strict by default (unexpected calls fail, and an
-   * unused response fails the test at dispose), with a `timeoutMs` below the
-   * test's own so a hung call shows shimkit's diagnostic, not a bare test timeout.
+   * unused response fails the test at dispose), with a `timeoutMs` 1 s below
+   * the shorter of the test's timeout and the 4 s default of `run()` and the
+   * waits (so 3 s under vitest's 5 s default): a hung call ends in shimkit's
+   * diagnostic (on its stderr, in `run()`'s result and in the dispose report)
+   * before `run()` or the test gives up. Pass `timeoutMs` for a call meant to
+   * take longer.
    */
   mockBinary: (name: string, options?: MockBinaryOptions) => MockBinary;
   /** `createMockBinDir()`; its mocks are strict by default too. */
@@ -64,11 +70,9 @@ function fixtureOptions(options: MockBinaryOptions, testTimeout: number): MockBi
   const made: MockBinaryOptions = { ...options };
   if (!NOT_STRICT.some((key) => options[key] !== undefined)) made.strict = true;
   if (options.timeoutMs === undefined) {
-    // A test timeout of 0 (or none) means no limit: the mock's own default then.
-    made.timeoutMs =
-      Number.isFinite(testTimeout) && testTimeout > 0
-        ? Math.max(100, Math.min(30_000, testTimeout - 1000))
-        : 30_000;
+    // Below what gives up first: the test (a timeout of 0 means none) or a default wait.
+    const limit = Number.isFinite(testTimeout) && testTimeout > 0 ? testTimeout : Infinity;
+    made.timeoutMs = Math.max(100, Math.min(limit, DEFAULT_WAIT_MS) - 1000);
   }
   return made;
 }
@@ -79,14 +83,19 @@ function fixtureOptions(options: MockBinaryOptions, testTimeout: number): MockBi
  * call go), then proxies, then mocks and bin dirs. Every item is disposed
  * even when one throws; then the first error is thrown (the others are
  * named in its message), so one failing strict mock cannot leave a sandbox
- * or a proxy behind.
+ * or a proxy behind. When the test itself had failed, the message says so
+ * first: an unused response is then most likely what the failure left, not
+ * the cause.
  */
 class Scope {
   readonly sandboxes: TestSandbox[] = [];
   readonly proxies: FrameProxy[] = [];
   readonly mocks: Array<MockBinary | MockBinDir> = [];
 
-  async dispose(): Promise<void> {
+  async dispose(testFailed: boolean): Promise<void> {
+    // A failed test gets what its mocks' calls printed when they did not go
+    // as scripted (a timeout, no response, a broken call): often the cause.
+    const said = testFailed ? this.mocks.flatMap(callDiagnostics) : [];
     const errors: unknown[] = [];
     const run = async (fn: () => Promise<unknown>) => {
       try {
@@ -98,7 +107,14 @@ class Scope {
     for (const sb of this.sandboxes.reverse()) await run(() => sb.dispose());
     for (const proxy of this.proxies.reverse()) await run(() => proxy.close());
     for (const mock of this.mocks.reverse()) await run(() => mock.dispose());
-    if (errors.length === 0) return;
+    const printed = said.map((line) => `\n  ${line}`).join('');
+    if (errors.length === 0) {
+      if (printed === '') return;
+      throw new ShimkitError(
+        'ERR_SHIMKIT_FAILED_TEST_CALLS',
+        `the test failed (its error is reported before this one); calls to its mocks printed:${printed}`,
+      );
+    }
     const first = errors[0] as Error;
     if (errors.length > 1 && first instanceof Error) {
       first.message += `\n(and ${errors.length - 1} more: ${errors
@@ -106,7 +122,23 @@ class Scope {
         .map((e) => (e instanceof Error ? e.message.split('\n')[0] : String(e)))
         .join('; ')})`;
     }
+    if (testFailed && first instanceof Error) {
+      const calls = printed === '' ? '' : `\ncalls to its mocks printed:${printed}`;
+      first.message = `the test failed first (its error is reported before this one); then disposing its fixtures found: ${first.message}${calls}`;
+    }
     throw first;
+  }
+}
+
+/** The diagnostic lines of a mock's (or a bin dir's mocks') calls; none once it was disposed. */
+function callDiagnostics(made: MockBinary | MockBinDir): string[] {
+  try {
+    const mocks = 'mocks' in made ? made.mocks() : [made];
+    return mocks.flatMap((mock) =>
+      mock.calls().flatMap((call) => (call.diagnostic ? [call.diagnostic] : [])),
+    );
+  } catch {
+    return []; // disposed by the test itself
   }
 }
 
@@ -116,11 +148,11 @@ interface InternalFixtures {
 
 export const test = base.extend<ShimkitFixtures & InternalFixtures>({
   shimkitScope: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies by destructuring
-    async ({}, use) => {
+    async ({ task }, use) => {
       const scope = new Scope();
       await use(scope);
-      await scope.dispose();
+      // By teardown vitest has recorded how the test body ended.
+      await scope.dispose(task.result?.state === 'fail');
     },
     { auto: true },
   ],

@@ -1,11 +1,17 @@
 // A jest test file, CommonJS (VT-04): what a newcomer writes with jest.
 const { execFileSync } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
-const { createMockBinary, createSandbox, spawnProcess } = require('../../dist/index.cjs');
+const {
+  createMockBinary,
+  createSandbox,
+  spawnProcess,
+  UnsupportedHereError,
+} = require('../../dist/index.cjs');
 
 test('install() says to pass env() instead; env() reaches the program', () => {
   const git = createMockBinary('git', { responses: [{ stdout: 'mocked\n' }] });
   expect(() => git.install()).toThrow(/own copy of process\.env .* Pass the mock's env\(\)/);
+  expect(() => git.install()).toThrow(UnsupportedHereError);
   expect(execFileSync('git', ['status'], { env: git.env() }).toString()).toBe('mocked\n');
   git.assertDone();
 });

@@ -1,3 +1,0 @@
-module shimkit.test/release
-
-go 1.19
