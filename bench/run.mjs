@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { cli } from './cli.mjs';
 import {
   enqueueStall,
   handler,
@@ -127,6 +128,7 @@ const suites = {
   parallel256,
   enqueueStall,
   queueGrowth,
+  cli,
   'process.output': processOutput,
   'process.run': processRun,
   'proxy.throughput': proxyThroughput,

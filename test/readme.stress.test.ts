@@ -52,7 +52,11 @@ describe('README.md Quick start, followed as printed (stress)', () => {
 
     const home = testDir('shimkit-newcomer-');
     // A warm npm cache is used when it has what is asked; the registry otherwise.
-    const env = { ...process.env, npm_config_prefer_offline: 'true', npm_config_fund: 'false' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      npm_config_prefer_offline: 'true',
+      npm_config_fund: 'false',
+    };
     const clone = join(home, 'shimkit');
     const git = await runCommand('git', ['clone', '--quiet', REPO, clone]);
     expect(git.code, git.stderr.toString()).toBe(0);
@@ -70,8 +74,10 @@ describe('README.md Quick start, followed as printed (stress)', () => {
       .vitest;
     await shell(`npm install --save-dev vitest@${vitest} >/dev/null`, app, env);
     writeFileSync(join(app, 'release.test.ts'), first?.code as string);
+    const { FORCE_COLOR: _, ...plain } = env;
     const out = await shell('node_modules/.bin/vitest run release.test.ts', app, {
-      ...env,
+      ...plain,
+      NO_COLOR: '1',
       TMPDIR: testDir(),
     });
     expect(out).toMatch(/Tests +1 passed/);

@@ -122,3 +122,15 @@ export function positionals(
 
 /** `--help` or `-h` where a flag may stand (not as the value of another flag): the command's help is printed. */
 export class HelpRequested extends Error {}
+
+/** `200`, `200ms`, `1.5s` → milliseconds (an integer). */
+export function milliseconds(command: string, flag: string, text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
+  if (!match) {
+    throw new UsageError(
+      command,
+      `${flag} takes a duration such as 200, 200ms or 1.5s, got ${JSON.stringify(text)}.`,
+    );
+  }
+  return Math.round(Number(match[1]) * (match[2] === 's' ? 1000 : 1));
+}

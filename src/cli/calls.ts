@@ -2,6 +2,7 @@ import { type MockBinary, type MockCall, openMockBinDir, UnusedResponsesError } 
 import { parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode } from './exit-codes.js';
+import { commandModule } from './run.js';
 import { plural, shQuote } from './words.js';
 
 /** The mocks a command names (all of the dir's when none is named). */
@@ -13,7 +14,6 @@ function mocksOf(dir: string, names: readonly string[]): MockBinary[] {
 /** `shimkit calls D [NAME…]`: what the mocks recorded. */
 export const callsCommand: Command = {
   name: 'calls',
-  summary: 'print the calls the mocks recorded',
   usage: 'shimkit calls D [NAME...] [--json]',
   help: `Print the calls recorded by the mocks in D (all of them, or the NAMEs given), mock
 by mock (sorted by name; the NAMEs in the order given), each mock's calls in the order
@@ -96,7 +96,6 @@ function toJson(mock: string, call: MockCall): Record<string, unknown> {
 /** `shimkit verify D [NAME…]`: every response used, every call answered. */
 export const verifyCommand: Command = {
   name: 'verify',
-  summary: 'fail (exit 1) if a scripted response was never used',
   usage: 'shimkit verify D [NAME...] [--json]',
   help: `Check the mocks in D (all of them, or the NAMEs given): every queued response was
 used (as often as its --times asks, unless --optional), and no call went unanswered (a
@@ -139,3 +138,5 @@ Examples:
     return ok ? ExitCode.ok : ExitCode.failed;
   },
 };
+
+export const { exec, help } = commandModule(callsCommand, verifyCommand);

@@ -3,12 +3,12 @@ import { sweepLeftovers } from 'shimkit';
 import { parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode } from './exit-codes.js';
+import { commandModule } from './run.js';
 import { plural } from './words.js';
 
 /** `shimkit clean`: the leftover sweep, on demand. */
 export const cleanCommand: Command = {
   name: 'clean',
-  summary: 'remove what test processes that died without cleanup left behind',
   usage: 'shimkit clean [--dir PARENT]... [--json]',
   help: `Remove temp dirs, proxy socket files and process groups left by shimkit users that
 died without cleaning up (SIGKILL, a crashed worker): only what belongs to a process
@@ -45,3 +45,5 @@ Examples:
     return report.failed.length > 0 ? ExitCode.state : ExitCode.ok;
   },
 };
+
+export const { exec, help } = commandModule(cleanCommand);

@@ -12,11 +12,11 @@ import {
 import { parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode } from './exit-codes.js';
+import { commandModule } from './run.js';
 
 /** `shimkit demo`: both halves of shimkit on embedded defaults. */
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run an end-to-end example (mocked git and deploy, then a faulty proxy)',
   usage: 'shimkit demo',
   help: `Run an end-to-end example on built-in defaults, in temp dirs it removes after:
   1. a small release orchestrator (a Node script) runs in a sandbox against a mocked
@@ -133,3 +133,5 @@ async function proxyDemo(): Promise<boolean> {
     await new Promise<void>((done) => server.close(() => done()));
   }
 }
+
+export const { exec, help } = commandModule(demoCommand);

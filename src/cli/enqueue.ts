@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { InvalidResponseError, type MockResponse, openMockBinDir } from 'shimkit';
-import { type Parsed, parseArgs, positionals } from './args.js';
+import { milliseconds, type Parsed, parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
-import { milliseconds } from './mock.js';
+import { commandModule } from './run.js';
 
 /** `shimkit enqueue D NAME …`: queue one scripted response (or several, from JSON). */
 export const enqueueCommand: Command = {
   name: 'enqueue',
-  summary: 'queue a scripted response for a mock',
   usage:
     'shimkit enqueue D NAME [--stdout TEXT] [--stderr TEXT] [--exit N] [--delay 200ms] [--json JSON] ...',
   help: `Queue a response for mock NAME in dir D: the next call not yet answered gets it.
@@ -212,3 +211,5 @@ function argList(flag: string, text: string): string[] {
   }
   return text.split(/\s+/).filter((word) => word !== '');
 }
+
+export const { exec, help } = commandModule(enqueueCommand);

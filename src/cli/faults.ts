@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Address, FaultAction, FaultRule, FrameSelector } from 'shimkit';
+import { milliseconds } from './args.js';
 import { UsageError } from './exit-codes.js';
-import { milliseconds } from './mock.js';
 
 /**
  * Fault flags of `shimkit proxy`, as `FaultRule`s: `--ACTION DIR[:FRAMES][:ARG][@CONN]`.

@@ -1,29 +1,52 @@
 import { createRequire } from 'node:module';
-import { InvalidOptionError, InvalidResponseError, ShimkitError } from 'shimkit';
-import { HelpRequested } from './args.js';
-import { callsCommand, verifyCommand } from './calls.js';
-import { cleanCommand } from './clean.js';
-import type { Command } from './command.js';
-import { demoCommand } from './demo.js';
-import { enqueueCommand } from './enqueue.js';
+import type { CommandEntry } from './command.js';
 import { EXIT_CODES_HELP, ExitCode, UsageError } from './exit-codes.js';
-import { mockCommand } from './mock.js';
-import { proxyCommand } from './proxy.js';
+import { type CommandModule, report } from './run.js';
 import { nearestWord } from './words.js';
 
 /**
  * The `shimkit` command: mock binaries and the frame proxy from any
  * language's tests (bash/bats, pytest, Go), through the public door only.
+ * This dispatcher holds none of the core: each command's module is loaded
+ * when it runs (see `CommandEntry`).
  */
 
-const COMMANDS: readonly Command[] = [
-  mockCommand,
-  enqueueCommand,
-  callsCommand,
-  verifyCommand,
-  proxyCommand,
-  cleanCommand,
-  demoCommand,
+const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'mock',
+    summary: 'make mock commands in a dir and print the PATH to use them',
+    module: 'mock',
+  },
+  {
+    name: 'enqueue',
+    summary: 'queue a scripted response for a mock',
+    module: 'enqueue',
+  },
+  {
+    name: 'calls',
+    summary: 'print the calls the mocks recorded',
+    module: 'calls',
+  },
+  {
+    name: 'verify',
+    summary: 'fail (exit 1) if a scripted response was never used',
+    module: 'calls',
+  },
+  {
+    name: 'proxy',
+    summary: 'run a frame proxy with faults in the foreground',
+    module: 'proxy',
+  },
+  {
+    name: 'clean',
+    summary: 'remove what test processes that died without cleanup left behind',
+    module: 'clean',
+  },
+  {
+    name: 'demo',
+    summary: 'run an end-to-end example (mocked git and deploy, then a faulty proxy)',
+    module: 'demo',
+  },
 ];
 
 function overview(): string {
@@ -55,76 +78,35 @@ function version(): string {
   }
 }
 
+/** The module of a command, built beside this file as dist/cli/NAME.js (tsup.config.ts). */
+async function load(entry: CommandEntry): Promise<CommandModule> {
+  return import(new URL(`./cli/${entry.module}.js`, import.meta.url).href);
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
-    process.stdout.write(`${topic ? helpOf(topic) : overview()}\n`);
+    process.stdout.write(`${topic ? (await load(topic)).help(topic.name) : overview()}\n`);
     return name === undefined ? ExitCode.usage : ExitCode.ok;
   }
   if (name === '--version' || name === '-v') {
     process.stdout.write(`${version()}\n`);
     return ExitCode.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  try {
-    if (!command) {
-      const guess = nearestWord(
-        name.replace(/^-+/, ''),
-        COMMANDS.map((c) => c.name),
-      );
-      throw new UsageError(
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
+    const guess = nearestWord(
+      name.replace(/^-+/, ''),
+      COMMANDS.map((c) => c.name),
+    );
+    return report(
+      new UsageError(
         '',
         `unknown command ${JSON.stringify(name)}.${guess ? ` Did you mean \`shimkit ${guess}\`?` : ''} Commands: ${COMMANDS.map((c) => c.name).join(', ')}.`,
-      );
-    }
-    return await command.run(rest);
-  } catch (error) {
-    if (error instanceof HelpRequested && command) {
-      process.stdout.write(`${helpOf(command)}\n`);
-      return ExitCode.ok;
-    }
-    return report(error, command);
-  }
-}
-
-function helpOf(command: Command): string {
-  return `Usage: ${command.usage}\n\n${command.help}\n\n${EXIT_CODES_HELP}`;
-}
-
-function report(error: unknown, command: Command | undefined): number {
-  const prefix = command ? `shimkit ${command.name}` : 'shimkit';
-  if (error instanceof UsageError) {
-    process.stderr.write(
-      `${prefix}: ${error.message}\n${command ? `Usage: ${command.usage}\nRun \`shimkit ${command.name} --help\` for the options and examples.` : 'Run `shimkit --help` for the commands.'}\n`,
-    );
-    return ExitCode.usage;
-  }
-  if (error instanceof InvalidOptionError || error instanceof InvalidResponseError) {
-    process.stderr.write(
-      `${prefix}: ${error.message}\nRun \`shimkit ${command?.name ?? ''} --help\` for the options.\n`.replace(
-        'shimkit  --help',
-        'shimkit --help',
       ),
+      undefined,
     );
-    return ExitCode.usage;
   }
-  if (error instanceof ShimkitError) {
-    process.stderr.write(`${prefix}: ${inCliWords(error.message)}\n`);
-    return ExitCode.state;
-  }
-  process.stderr.write(
-    `${prefix}: unexpected error (a bug in shimkit; please report it with this output):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  return ExitCode.internal;
-}
-
-/**
- * The library's advice in the CLI's words: its `tmpDir` option is where
- * `--dir` points here (test/cli/edges.test.ts holds this to the messages).
- */
-function inCliWords(message: string): string {
-  return message
-    .replace('put mocks elsewhere with the tmpDir option', 'give --dir a dir on another disk')
-    .replace('use a shorter tmpDir or mock name', 'use a shorter --dir or mock name');
+  return (await load(entry)).exec(entry.name, rest);
 }

@@ -7,15 +7,15 @@ import {
   openMockBinDir,
   ShimkitError,
 } from 'shimkit';
-import { parseArgs, positionals } from './args.js';
+import { milliseconds, parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { commandModule } from './run.js';
 import { shQuote } from './words.js';
 
 /** `shimkit mock NAME… --dir D`: make mocks in a dir that outlives the command. */
 export const mockCommand: Command = {
   name: 'mock',
-  summary: 'make mock commands in a dir and print the PATH to use them',
   usage: 'shimkit mock NAME... --dir D [--json] [--on-exhausted repeat|fail] [--strict] ...',
   help: `Make a mock of each NAME in dir D (created if missing; a dir made by an earlier
 \`shimkit mock\` gets the new mocks added). The mocks outlive this command: queue
@@ -153,14 +153,4 @@ function mockOptions(
   return options;
 }
 
-/** `200`, `200ms`, `1.5s` → milliseconds (an integer). */
-export function milliseconds(command: string, flag: string, text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
-  if (!match) {
-    throw new UsageError(
-      command,
-      `${flag} takes a duration such as 200, 200ms or 1.5s, got ${JSON.stringify(text)}.`,
-    );
-  }
-  return Math.round(Number(match[1]) * (match[2] === 's' ? 1000 : 1));
-}
+export const { exec, help } = commandModule(mockCommand);

@@ -12,12 +12,12 @@ import { parseArgs } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { FAULT_FLAGS, parseAddress, parseFault } from './faults.js';
+import { commandModule } from './run.js';
 import { plural } from './words.js';
 
 /** `shimkit proxy`: the frame proxy in the foreground, one line per frame and fault. */
 export const proxyCommand: Command = {
   name: 'proxy',
-  summary: 'run a frame proxy with faults in the foreground',
   usage:
     'shimkit proxy --listen ADDR --upstream ADDR [--framing F] [--drop c2s:3] [--delay s2c:*:50ms] ...',
   help: `Run a frame proxy between clients and a server until Ctrl-C (SIGINT), SIGTERM or SIGHUP,
@@ -258,3 +258,5 @@ async function serve(
   );
   return ExitCode.ok;
 }
+
+export const { exec, help } = commandModule(proxyCommand);

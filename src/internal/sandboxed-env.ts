@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { childProcess } from './lazy.js';
 
 let sandboxed: boolean | undefined;
 
@@ -18,11 +18,15 @@ export function envIsSandboxed(): boolean {
     try {
       const seen =
         process.platform === 'win32'
-          ? spawnSync(process.env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', `echo %${key}%`], {
+          ? childProcess()
+              .spawnSync(process.env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', `echo %${key}%`], {
+                encoding: 'utf8',
+                windowsHide: true,
+              })
+              .stdout?.trim()
+          : childProcess().spawnSync('/bin/sh', ['-c', `printf %s "\${${key}-}"`], {
               encoding: 'utf8',
-              windowsHide: true,
-            }).stdout?.trim()
-          : spawnSync('/bin/sh', ['-c', `printf %s "\${${key}-}"`], { encoding: 'utf8' }).stdout;
+            }).stdout;
       sandboxed = seen !== '1' && seen !== undefined && seen !== null;
     } catch {
       sandboxed = false;

@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import tmp from 'tmp';
 import { InvalidOptionError, ShimkitError } from './errors.js';
 import { onProcessExit } from './exit-cleanup.js';
+import { tmpPackage } from './lazy.js';
 import { kindOf, randomName, rootNameStem } from './leftovers/names.js';
 import { processOwner, threadOwner } from './leftovers/owner.js';
 import { recordDir } from './leftovers/registry.js';
@@ -35,7 +35,7 @@ export function createTempDir(prefix: string, parent?: string): TempDir {
   const stem = rootNameStem(kindOf(prefix), processOwner());
   let path: string;
   try {
-    path = tmp.dirSync({
+    path = tmpPackage().dirSync({
       template: `${stem}XXXXXX`,
       mode: 0o700,
       ...(parent ? { tmpdir: parent } : {}),

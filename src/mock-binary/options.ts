@@ -9,7 +9,7 @@ import {
   optionError,
   resolvePlatform,
 } from '../internal/options.js';
-import { passthroughSettings } from '../proxy/proxy.js';
+import { passthroughSettings } from '../proxy/settings.js';
 import { responseProblem } from '../queue/response-schema.js';
 import {
   type ArgMatcher,

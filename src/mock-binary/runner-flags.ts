@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { truncate } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import { childProcess } from '../internal/lazy.js';
 import { errnoCode } from '../queue/errors.js';
 import { NODE_RUNTIME_VARS } from './node-env.js';
 
@@ -56,7 +56,7 @@ export function runnerFlags(
 function probe(nodePath: string, flags: readonly string[]): { ok: boolean; why: string } {
   const env = { ...process.env };
   for (const name of NODE_RUNTIME_VARS) delete env[name];
-  const run = spawnSync(nodePath, [...flags, '-e', '0'], {
+  const run = childProcess().spawnSync(nodePath, [...flags, '-e', '0'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 10_000,

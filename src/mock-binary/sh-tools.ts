@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { childProcess } from '../internal/lazy.js';
 import type { ShCapabilities, WireConfig } from '../queue/types.js';
 
 /** The external commands the POSIX shim's fast path runs, by absolute path. */
@@ -29,7 +29,8 @@ export function shTools(): ShTools {
   if (found) return found;
   const sleep = systemCommand('sleep');
   const fractions =
-    sleep !== undefined && spawnSync(sleep, ['0.001'], { stdio: 'ignore' }).status === 0;
+    sleep !== undefined &&
+    childProcess().spawnSync(sleep, ['0.001'], { stdio: 'ignore' }).status === 0;
   found = {
     mkdir: systemCommand('mkdir'),
     sleep,

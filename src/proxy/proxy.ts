@@ -7,7 +7,7 @@ import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
 import { sweepOnce } from '../internal/leftovers/sweep.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
-import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
+import { checkMs, checkOptionKeys } from '../internal/options.js';
 import {
   type Address,
   assertPipeFree,
@@ -27,7 +27,6 @@ import {
   type SeverMode,
 } from './connection.js';
 import { Tally, type WayCount } from './counters.js';
-import { checkMaxFrameBytes } from './decoder.js';
 import { FrameMalformedError, FrameTooLargeError, UpstreamConnectError } from './errors.js';
 import {
   type FaultAction,
@@ -41,9 +40,10 @@ import {
   type SeedFaultPlan,
   type Way,
 } from './faults.js';
-import { type Framing, resolveFraming, type Wire } from './framing.js';
+import type { Framing } from './framing.js';
 import { FrameHold } from './hold.js';
-import { type FrameRecord, Recorder, type RecordOptions } from './recorder.js';
+import type { FrameRecord, Recorder, RecordOptions } from './recorder.js';
+import { type ProxySettings, resolveSettings, SETTING_KEYS } from './settings.js';
 import type { Framer } from './splitters.js';
 import { count } from './words.js';
 
@@ -145,19 +145,11 @@ export interface FrameEvent {
 }
 
 /** @internal What `createFrameProxy()` hands to the proxy it made. */
-interface ProxyInit {
+interface ProxyInit extends ProxySettings {
   /** undefined for proxyStdio(): connections are attached, not accepted. */
   server: Server | undefined;
   listen: ResolvedAddress;
   upstream: ResolvedAddress;
-  rules: Rule[];
-  framing: Wire;
-  maxFrameBytes: number;
-  seed: number;
-  clock: Clock;
-  queueLimitBytes: number;
-  bandwidth: Record<Way, number>;
-  recorder: Recorder | undefined;
 }
 
 /**
@@ -567,117 +559,9 @@ export async function createFrameProxy<L extends Address>(
   return FrameProxy.create<ListenAddress<L>>({ server, listen, upstream, ...settings });
 }
 
-/** @internal The options both kinds of proxy take, other than where to listen and connect. */
-export const SETTING_KEYS = [
-  'framing',
-  'maxFrameBytes',
-  'faults',
-  'seed',
-  'clock',
-  'queueLimitBytes',
-  'bandwidth',
-  'record',
-] as const;
-
-/** @internal What a proxy does to the frames it carries, from the options both kinds of proxy share. */
-export type ProxySettings = Omit<ProxyInit, 'server' | 'listen' | 'upstream'>;
-
-/** @internal The options of createFrameProxy() and proxyStdio() other than where to listen and connect, checked. */
-export function resolveSettings(
-  options: Omit<FrameProxyOptions, 'listen' | 'upstream'>,
-  where: string,
-): ProxySettings {
-  const framing = resolveFraming(options.framing, `the \`framing\` option of ${where}`);
-  const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes, framing, where);
-  const seed = options.seed ?? 1;
-  if (!Number.isInteger(seed)) throw optionError(where, 'seed', 'an integer', seed);
-  const queueLimitBytes = options.queueLimitBytes ?? 1024 * 1024;
-  if (!Number.isInteger(queueLimitBytes) || queueLimitBytes < 0) {
-    throw optionError(where, 'queueLimitBytes', 'an integer >= 0', queueLimitBytes);
-  }
-  const clock = options.clock ?? realClock;
-  if (
-    typeof clock?.now !== 'function' ||
-    typeof clock.setTimeout !== 'function' ||
-    typeof clock.clearTimeout !== 'function'
-  ) {
-    throw optionError(
-      where,
-      'clock',
-      'an object with now(), setTimeout(fn, ms) and clearTimeout(handle), such as manualClock()',
-      clock,
-    );
-  }
-  const bandwidth = parseBandwidth(options.bandwidth, where);
-  const recorder = parseRecord(options.record, where);
-  const rules = parseFaults(options.faults);
-  return {
-    rules,
-    framing,
-    maxFrameBytes,
-    seed,
-    clock,
-    queueLimitBytes,
-    bandwidth,
-    recorder,
-  };
-}
-
-/** `record`: false, true, or `{ maxFrames, maxBodyBytes }`. */
-function parseRecord(value: unknown, where: string): Recorder | undefined {
-  if (value === undefined || value === false) return undefined;
-  if (value === true) return new Recorder(10_000, 4096);
-  if (typeof value !== 'object' || value === null) {
-    throw optionError(where, 'record', 'true, false or { maxFrames, maxBodyBytes }', value);
-  }
-  checkOptionKeys(value, ['maxFrames', 'maxBodyBytes'], `the \`record\` option of ${where}`);
-  const { maxFrames = 10_000, maxBodyBytes = 4096 } = value as RecordOptions;
-  if (!Number.isInteger(maxFrames) || maxFrames < 1) {
-    throw optionError(where, 'record.maxFrames', 'an integer >= 1', maxFrames);
-  }
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) {
-    throw optionError(where, 'record.maxBodyBytes', 'an integer >= 0', maxBodyBytes);
-  }
-  return new Recorder(maxFrames, maxBodyBytes);
-}
-
-/** `bandwidth`: bytes/s for both directions, or per direction; 0 for unlimited. */
-function parseBandwidth(value: unknown, where: string): Record<Way, number> {
-  const rate = (v: unknown, what: string) => {
-    if (v === undefined) return 0;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
-      throw optionError(where, what, 'a number of bytes per second > 0', v);
-    }
-    return v;
-  };
-  if (typeof value === 'object' && value !== null) {
-    checkOptionKeys(value, ['c2s', 's2c'], `the \`bandwidth\` option of ${where}`);
-    const { c2s, s2c } = value as { c2s?: unknown; s2c?: unknown };
-    return { c2s: rate(c2s, 'bandwidth.c2s'), s2c: rate(s2c, 'bandwidth.s2c') };
-  }
-  const both = rate(value, 'bandwidth');
-  return { c2s: both, s2c: both };
-}
-
 function checkWay(direction: unknown, where: string): Way {
   if (direction === 'c2s' || direction === 's2c') return direction;
   throw new InvalidOptionError(
     `Expected the direction of ${where} to be "c2s" or "s2c", got ${describeValue(direction)}.`,
   );
-}
-
-/**
- * @internal The proxy settings of a `passthrough: { framing, faults, seed, maxFrameBytes }`
- * response, checked (throws an `InvalidOptionError` naming `where`). A
- * framing must be a name: the settings travel to the shim as JSON.
- */
-export function passthroughSettings(spec: unknown, where: string): ProxySettings {
-  const framing = (spec as { framing?: unknown }).framing;
-  if (framing !== undefined && typeof framing !== 'string') {
-    throw new InvalidOptionError(
-      `Expected the \`framing\` of ${where} to be a framing name such as "lines" (a custom Framer cannot reach the shim), got ${describeValue(framing)}.`,
-    );
-  }
-  checkOptionKeys(spec as object, ['framing', 'faults', 'seed', 'maxFrameBytes'], where);
-  return resolveSettings(spec as Omit<FrameProxyOptions, 'listen' | 'upstream'>, where);
 }

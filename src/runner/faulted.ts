@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { FrameProxy, passthroughSettings } from '../proxy/proxy.js';
+import { FrameProxy } from '../proxy/proxy.js';
+import { passthroughSettings } from '../proxy/settings.js';
 import { StreamPair } from '../proxy/stream-pair.js';
 import type { Claim } from '../queue/claim.js';
 import type { PassthroughFaults } from '../queue/types.js';

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { childProcess } from '../lazy.js';
 import { packageFile } from '../package-files.js';
 import { randomName, rootNameStem } from './names.js';
 import { processOwner } from './owner.js';
@@ -26,7 +26,7 @@ export function watchFromOutside(): void {
       const pid = Number(readFileSync(join(parent, name, 'pid'), 'utf8'));
       if (alive(pid)) return;
     }
-    const child = spawn(
+    const child = childProcess().spawn(
       process.execPath,
       [
         packageFile(join('dist', 'watcher.cjs')),
