@@ -9,7 +9,12 @@ export default defineConfig([
     shims: true,
     target: 'node20',
     platform: 'node',
+    // The maps name src/*.ts, which the package ships ("files"), so a stack
+    // trace or a debugger opens a file that is there; no second copy inline.
     sourcemap: true,
+    esbuildOptions(options) {
+      options.sourcesContent = false;
+    },
     clean: true,
   },
   {
@@ -24,6 +29,9 @@ export default defineConfig([
     target: 'node20',
     platform: 'node',
     sourcemap: true,
+    esbuildOptions(options) {
+      options.sourcesContent = false;
+    },
     clean: false,
     external: ['vitest', 'shimkit'],
   },

@@ -57,7 +57,7 @@ const ifStale = process.argv.includes('--if-stale');
 const hash = inputsHash();
 if (ifStale && fresh(hash)) {
   if (!process.argv.includes('--silent')) {
-    console.log('dist/ is up to date with src/ (scripts/build.mjs); not rebuilding.');
+    console.error('dist/ is up to date with src/ (scripts/build.mjs); not rebuilding.');
   }
   process.exit(0);
 }
@@ -66,13 +66,12 @@ const tsupBin = join(
   dirname(require.resolve('tsup/package.json')),
   require('tsup/package.json').bin.tsup,
 );
+// tsup's report goes to stderr: stdout stays clean for `npm pack --json`, which
+// runs this through prepack and prints its JSON on the same stdout.
 const tsup = spawnSync(
   process.execPath,
   [tsupBin, ...process.argv.slice(2).filter((a) => a !== '--if-stale')],
-  {
-    cwd: ROOT,
-    stdio: 'inherit',
-  },
+  { cwd: ROOT, stdio: ['inherit', 2, 2] },
 );
 if (tsup.status !== 0) process.exit(tsup.status ?? 1);
 const outputs = readdirSync(DIST).filter((f) => f !== 'build.cache');

@@ -133,6 +133,8 @@ describe('README.md: every example runs as it is printed', () => {
     expect(ci).toMatch(/^npm test /m);
     const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
     expect(`shimkit-${pkg.version}.tgz`).toBe('shimkit-0.1.0.tgz');
+    expect(pkg.scripts.prepack).toContain('scripts/build.mjs'); // npm pack ships dist/
+    expect(pkg.scripts.demo).toContain('examples/orchestrator/demo.mjs'); // what examples.test.ts runs
   });
 
   it('VT-02 VT-04 the jest example runs under jest', async () => {
