@@ -108,5 +108,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       undefined,
     );
   }
-  return (await load(entry)).exec(entry.name, rest);
+  let module: CommandModule;
+  try {
+    module = await load(entry);
+  } catch (error) {
+    return report(error, undefined); // a damaged install: exit 70, with the missing file's name
+  }
+  return module.exec(entry.name, rest);
 }

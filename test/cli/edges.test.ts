@@ -45,12 +45,12 @@ describe('CLI-01 the shimkit command at the edges', () => {
     expect(verify.code).toBe(1);
     expect(verify.stderr.toString()).toContain('mock ".foo"');
     await shimkitOk(['enqueue', d, 'git', '--stdout', 'out']); // repeated for every later call
-    // 150 calls with a 1 KiB argument: more lines than a pipe holds (64 KiB), so
+    // 70 calls with a 2 KiB argument: more lines than a pipe holds (64 KiB), so
     // `calls` meets the closed pipe.
-    const arg = 'x'.repeat(1024);
+    const arg = 'x'.repeat(2048);
     const calls = await runCommand('bash', [
       '-c',
-      `PATH="${d}/bin:$PATH"; for i in $(seq 150); do git ${arg} >/dev/null; done; "${process.execPath}" "${CLI}" calls "${d}" git | head -1; echo "status=\${PIPESTATUS[0]}" >&2`,
+      `PATH="${d}/bin:$PATH"; for i in $(seq 70); do git ${arg} >/dev/null; done; "${process.execPath}" "${CLI}" calls "${d}" git | head -1; echo "status=\${PIPESTATUS[0]}" >&2`,
     ]);
     expect(calls.stdout.toString()).toBe(`#1 git ${arg} -> exit 0 (response #1)\n`);
     expect(calls.stderr.toString()).not.toContain('EPIPE');

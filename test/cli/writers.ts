@@ -9,7 +9,7 @@ import { CLI, queueLines, shimkitOk } from './helpers.js';
  * `shimkit enqueue` processes racing on one mock, and one killed at each step
  * of an append. Through the real shim, on the sh fast path and with every
  * call through the runner (`SHIMKIT_FAST_PATH=0` when the mock is made): the
- * first in writers.test.ts, the second in writers.stress.test.ts.
+ * first with 8 writers in writers.test.ts, both with 16 in writers.stress.test.ts.
  */
 export const WRITER_PATHS = {
   sh: { path: 'the sh fast path', env: { SHIMKIT_FAST_PATH: '1' } },
@@ -54,19 +54,16 @@ function stopped(pid: number): boolean {
   return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'T';
 }
 
-/** Register the writer tests for one path of the calls. */
-export function describeWriters({
-  path,
-  env,
-}: {
-  path: string;
-  env: Record<string, string>;
-}): void {
+/** Register the writer tests for one path of the calls, with `writers` racing enqueues of 4 responses each. */
+export function describeWriters(
+  { path, env }: { path: string; env: Record<string, string> },
+  writers: number,
+): void {
   describe(`writers racing on one mock, through ${path}`, () => {
-    it('CLI-01 16 parallel shimkit enqueue processes, then 64 parallel calls: each response served exactly once, each batch in its order', async () => {
+    it(`CLI-01 ${writers} parallel shimkit enqueue processes, then ${writers * 4} parallel calls: each response served exactly once, each batch in its order`, async () => {
       const d = join(testDir(), 'mocks');
       await shimkitOk(['mock', 'git', '--dir', d], { env: { ...process.env, ...env } });
-      const batches = Array.from({ length: 16 }, (_, p) =>
+      const batches = Array.from({ length: writers }, (_, p) =>
         Array.from({ length: 4 }, (_, k) => ({ stdout: `p${p}-${k}\n` })),
       );
       await Promise.all(
@@ -80,14 +77,14 @@ export function describeWriters({
           .map((r) => r.stdout)
           .sort(),
       );
-      for (let i = 0; i < 64; i += 4) {
+      for (let i = 0; i < writers * 4; i += 4) {
         const p = /^p(\d+)-0\n$/.exec(lines[i] as string)?.[1];
         expect(lines.slice(i, i + 4), `batch at line ${i + 1}`).toEqual(
           [0, 1, 2, 3].map((k) => `p${p}-${k}\n`),
         );
       }
-      const served = await callAll(d, 'git', 64);
-      expectServedOnce(d, 'git', served, 64);
+      const served = await callAll(d, 'git', writers * 4);
+      expectServedOnce(d, 'git', served, writers * 4);
       await shimkitOk(['verify', d]);
     });
 

@@ -3,6 +3,6 @@ import { describe, it } from 'vitest';
 import { expectProxyHoldsBackAStalledReader } from '../helpers/sized.js';
 
 describe('backpressure', () => {
-  it('PX-06 a stalled reader: the proxy holds about a frame plus socket buffers while the client streams 256 MiB', () =>
-    expectProxyHoldsBackAStalledReader(256));
+  it('PX-06 a stalled reader: the proxy holds about a frame plus socket buffers while the client streams 128 MiB', () =>
+    expectProxyHoldsBackAStalledReader(128));
 });
