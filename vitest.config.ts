@@ -43,6 +43,7 @@ export default defineConfig({
           // up what it made; the stress and runner-only projects keep isolation,
           // so CI runs the mock-binary suite both ways.
           isolate: false,
+          setupFiles: ['test/setup/fast-env.ts'],
         },
       },
       {
