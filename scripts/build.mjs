@@ -78,5 +78,7 @@ const tsup = spawnSync(
   { cwd: ROOT, stdio: ['inherit', 2, 2] },
 );
 if (tsup.status !== 0) process.exit(tsup.status ?? 1);
-const outputs = readdirSync(DIST).filter((f) => f !== 'build.cache');
+const outputs = files(DIST)
+  .map((file) => relative(DIST, file))
+  .filter((f) => f !== 'build.cache');
 writeFileSync(RECORD, `${JSON.stringify({ inputs: hash, dts, outputs })}\n`);
