@@ -3,9 +3,9 @@
 //
 //   node scripts/readme-snippets.mjs            write test/readme/*.test.ts (npm run readme)
 //   node scripts/readme-snippets.mjs --check    exit 1 if those differ from README.md
-//   node scripts/readme-snippets.mjs --extract DIR
-//                                              write the other blocks (bash, python, go, js,
-//                                              sh) into DIR, and DIR/blocks.json listing them
+//
+// test/readme.test.ts imports readmeBlocks() for the other blocks (bash,
+// python, go, js, sh) and runs them.
 //
 // TypeScript blocks are committed as tests, so `tsc` type-checks them like any
 // other test. A block that starts with `// Every example in this section runs
@@ -181,20 +181,6 @@ export function generate(all = readmeBlocks()) {
 }
 
 function main(args) {
-  if (args[0] === '--extract') {
-    const dir = args[1];
-    if (!dir) throw new Error('--extract needs a dir');
-    mkdirSync(dir, { recursive: true });
-    const listed = readmeBlocks()
-      .map((block, i) => ({ ...block, kind: kindOf(block), n: i + 1 }))
-      .filter((b) => !['ts', 'setup', 'file', 'body', 'text'].includes(b.kind));
-    for (const b of listed) {
-      b.file = `${b.n}.${b.lang}`;
-      writeFileSync(join(dir, b.file), b.code);
-    }
-    writeFileSync(join(dir, 'blocks.json'), `${JSON.stringify(listed, null, 2)}\n`);
-    return 0;
-  }
   const files = generate();
   if (args[0] === '--check') {
     const stale = [];

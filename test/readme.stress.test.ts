@@ -3,35 +3,15 @@
 // install, then the first test under vitest against the installed package; and
 // in the clone, `npm ci && npm run demo`. npm run test:stress (npm ci twice and
 // a build: minutes, and the npm registry or a warm npm cache).
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type ReadmeBlock, readmeBlocks } from '../scripts/readme-snippets.mjs';
 import { runCommand, testDir } from './helpers/index.js';
 
 const REPO = new URL('..', import.meta.url).pathname;
-const GENERATOR = join(REPO, 'scripts', 'readme-snippets.mjs');
 
-interface Block {
-  lang: string;
-  code: string;
-  heading: string;
-}
-
-function quickStart(): Block[] {
-  const r = spawnSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `import { readmeBlocks } from ${JSON.stringify(GENERATOR)};
-       console.log(JSON.stringify(readmeBlocks().filter((b) => b.heading === 'Quick start')));`,
-    ],
-    { encoding: 'utf8' },
-  );
-  expect(r.stderr).toBe('');
-  return JSON.parse(r.stdout);
-}
+const quickStart = () => readmeBlocks().filter((b) => b.heading === 'Quick start');
 
 /** Run one README shell block with bash, as a reader pastes it. */
 async function shell(code: string, cwd: string, env: NodeJS.ProcessEnv) {
@@ -43,8 +23,8 @@ async function shell(code: string, cwd: string, env: NodeJS.ProcessEnv) {
 
 describe('README.md Quick start, followed as printed (stress)', () => {
   it('CLI-03 MB-06 a clone packs the tarball, a new project installs it and its first test passes, and the clone runs the demo', async () => {
-    const [pack, install, dev] = quickStart().filter((b) => b.lang === 'sh') as Block[];
-    const [first] = quickStart().filter((b) => b.lang === 'ts') as Block[];
+    const [pack, install, dev] = quickStart().filter((b) => b.lang === 'sh') as ReadmeBlock[];
+    const [first] = quickStart().filter((b) => b.lang === 'ts') as ReadmeBlock[];
     expect(pack?.code).toContain('npm pack');
     expect(install?.code).toContain('npm install');
     expect(dev?.code).toContain('npm run demo');

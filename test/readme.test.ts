@@ -4,33 +4,16 @@
 // and runs the others: the jest file under jest, the bats, pytest and Go files
 // in a project laid out as the README says, and the shell commands' places.
 import { spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { kindOf, type ReadmeBlock, readmeBlocks } from '../scripts/readme-snippets.mjs';
 import { python3, runCommand, testDir } from './helpers/index.js';
 
 const REPO = new URL('..', import.meta.url).pathname;
 const GENERATOR = join(REPO, 'scripts', 'readme-snippets.mjs');
 const require = createRequire(import.meta.url);
-
-interface Block {
-  lang: string;
-  kind: string;
-  code: string;
-  line: number;
-  heading: string;
-  file: string;
-}
 
 /** `.ci/run` installs these; elsewhere a missing one skips its example, loudly. */
 const required = process.env.SHIMKIT_LANGUAGES_REQUIRED === '1';
@@ -44,20 +27,13 @@ function missing(tool: string, install: string): boolean {
 const works = (command: string, args: string[]) =>
   spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 
-let blocks: Block[] = [];
-let extracted = '';
-beforeAll(() => {
-  extracted = mkdtempSync(join(tmpdir(), 'shimkit-readme-'));
-  const r = spawnSync(process.execPath, [GENERATOR, '--extract', extracted], { encoding: 'utf8' });
-  expect(r.stderr).toBe('');
-  blocks = JSON.parse(readFileSync(join(extracted, 'blocks.json'), 'utf8'));
-});
-afterAll(() => rmSync(extracted, { recursive: true, force: true }));
+/** The blocks that are not TypeScript (test/readme/ has those): this file runs them. */
+const blocks = readmeBlocks().filter((b) => !['setup', 'file', 'body', 'text'].includes(kindOf(b)));
 
-const block = (lang: string, heading: string): Block => {
+const block = (lang: string, heading: string): ReadmeBlock => {
   const found = blocks.filter((b) => b.lang === lang && b.heading === heading);
   expect(found, `one ${lang} block under "${heading}" in README.md`).toHaveLength(1);
-  return found[0] as Block;
+  return found[0] as ReadmeBlock;
 };
 
 /**
@@ -74,10 +50,7 @@ function project(): string {
   return dir;
 }
 
-const copy = (b: Block, dir: string, name: string) => {
-  copyFileSync(join(extracted, b.file), join(dir, name));
-  return join(dir, name);
-};
+const copy = (b: ReadmeBlock, dir: string, name: string) => writeFileSync(join(dir, name), b.code);
 
 describe('README.md: every example runs as it is printed', () => {
   it('MB-01 the TypeScript examples in test/readme/ are what README.md prints (npm run readme writes them)', () => {
@@ -89,17 +62,9 @@ describe('README.md: every example runs as it is printed', () => {
   it('MB-01 every block is run somewhere: TypeScript in test/readme/, the rest here or by .ci/run', () => {
     const text = readFileSync(join(REPO, 'README.md'), 'utf8');
     const fences = text.split('\n').filter((line) => /^```\w+$/.test(line)).length;
-    const generated = spawnSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import { readmeBlocks, kindOf } from ${JSON.stringify(GENERATOR)};
-         console.log(JSON.stringify(readmeBlocks().filter((b) => b.lang === 'ts').map(kindOf)));`,
-      ],
-      { encoding: 'utf8' },
-    );
-    const tsKinds = JSON.parse(generated.stdout) as string[];
+    const tsKinds = readmeBlocks()
+      .filter((b) => b.lang === 'ts')
+      .map(kindOf);
     expect(new Set(tsKinds)).toEqual(new Set(['setup', 'body', 'file']));
     // Each of the others is run by one test of this file, or (the two shell blocks) by CI.
     expect(blocks.map((b) => `${b.lang} ${b.heading}`).sort()).toEqual(

@@ -3,7 +3,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import crossSpawn from 'cross-spawn';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
+
+/** A diagnostic that must be one line (and end with a newline): its text, trimmed. */
+export function oneLine(stderr: Buffer): string {
+  const text = stderr.toString();
+  expect(text.endsWith('\n') && text.trimEnd().split('\n').length === 1, text).toBe(true);
+  return text.trimEnd();
+}
 
 /** A fresh temp dir for this test, removed when it finishes. */
 export function testDir(prefix = 'shimkit-test-'): string {

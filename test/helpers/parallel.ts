@@ -45,7 +45,8 @@ export function assertExactlyOnce(mock: MockBinary, exits: Exit[]): void {
   }
 }
 
-const responses = (n: number): MockResponse[] =>
+/** `n` responses printing r1 … rn, one line each (what assertExactlyOnce() checks calls printed). */
+export const responses = (n: number): MockResponse[] =>
   Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
 
 /** MB-07: `n` parallel calls on a queue of `n` responses: each printed and claimed once, none lost. */

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { expect, onTestFinished } from 'vitest';
 import { createMockBinary, MockExitCode, spawnProcess } from '../../src/index.js';
 import { liveGeneration } from '../../src/queue/reader.js';
-import { completion, runCommand, spawnTracked, testDir } from './index.js';
+import { completion, oneLine, runCommand, spawnTracked, testDir } from './index.js';
 import { Lines } from './lines.js';
 import { memoryOf, stalled } from './memory.js';
 import { seededRandom } from './parallel.js';
@@ -17,12 +17,6 @@ import { rig } from './proxy.js';
 
 const PROXY = fileURLToPath(new URL('../fixtures/proxy-process.mjs', import.meta.url));
 const MiB = 1024 * 1024;
-
-const oneLine = (stderr: Buffer) => {
-  const text = stderr.toString();
-  expect(text.endsWith('\n') && text.trimEnd().split('\n').length === 1, text).toBe(true);
-  return text.trimEnd();
-};
 
 /**
  * MB-20: eleven responses of `mib` MiB each stay out of the queue file (it

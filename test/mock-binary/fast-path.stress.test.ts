@@ -5,7 +5,7 @@ import { createMockBinary, type MockResponse } from '../../src/index.js';
 import { MockExitCode } from '../../src/queue/exit-codes.js';
 import { checkShAgreesWithRunner, isShRecord, SHELLS } from '../helpers/fast-path.js';
 import { completion, runCommand, spawnTracked } from '../helpers/index.js';
-import { assertExactlyOnce, seededRandom } from '../helpers/parallel.js';
+import { assertExactlyOnce, responses, seededRandom } from '../helpers/parallel.js';
 
 const RUNS = 40;
 
@@ -21,8 +21,6 @@ describe('PERF-07 the sh shim and the runner agree (stress)', () => {
     );
   }
 });
-
-const responses = (n: number) => Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
 
 describe('PERF-07 mixed queues stay exactly-once', () => {
   it('PERF-07 MB-02 MB-08 64 parallel calls on a queue of static and runner-only responses, with random SIGKILLs: each response at most once, survivors print what they claimed', async () => {

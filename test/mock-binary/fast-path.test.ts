@@ -24,6 +24,7 @@ import {
   SHELLS,
 } from '../helpers/fast-path.js';
 import { completion, python3, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+import { responses } from '../helpers/parallel.js';
 import { generationDir } from '../helpers/protocol.js';
 
 describe('PERF-07 the sh shim and the runner agree', () => {
@@ -42,8 +43,6 @@ describe('PERF-07 the sh shim and the runner agree', () => {
     );
   }
 });
-
-const responses = (n: number) => Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
 
 /**
  * A copy of the mock's shim that, once it has looked at the response it would

@@ -12,19 +12,13 @@ import {
 } from '../../src/index.js';
 import { NODE_RUNTIME_VARS } from '../../src/mock-binary/node-env.js';
 import { renderWindowsShim } from '../../src/mock-binary/shim.js';
-import { runCommand, testDir } from '../helpers/index.js';
+import { oneLine, runCommand, testDir } from '../helpers/index.js';
 import { generationDir } from '../helpers/protocol.js';
 import {
   expectBigResponsesOutsideTheQueue,
   expectCallersSurviveResetAndDispose,
   expectDisposeAfterKillsLeavesNothing,
 } from '../helpers/sized.js';
-
-const oneLine = (stderr: Buffer) => {
-  const text = stderr.toString();
-  expect(text.endsWith('\n') && text.trimEnd().split('\n').length === 1, text).toBe(true);
-  return text.trimEnd();
-};
 
 describe('hostile keys are unknown keys, never crashes', () => {
   const cases: Array<[string, unknown, string]> = [

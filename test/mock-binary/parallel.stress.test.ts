@@ -1,17 +1,16 @@
 // MB-07 MB-08 MB-02 under stress: ten rounds of 64 parallel calls, 64 through
 // xargs, 64 released at the same instant, and a SIGKILL storm. npm run test:stress.
 import { describe, expect, it } from 'vitest';
-import { createMockBinary, type MockResponse } from '../../src/index.js';
+import { createMockBinary } from '../../src/index.js';
 import { completion, runCommand, spawnTracked } from '../helpers/index.js';
 import {
   assertExactlyOnce,
   expectEachClaimedOnce,
   expectUniqueWhenReleasedTogether,
+  responses,
   seededRandom,
 } from '../helpers/parallel.js';
 
-const responses = (n: number): MockResponse[] =>
-  Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
 const ROUNDS = Array.from({ length: 10 }, (_, i) => i + 1);
 
 describe('exactly once under parallel calls (stress)', () => {

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMockBinary, MockExitCode, type MockResponse } from '../../src/index.js';
+import { createMockBinary, MockExitCode } from '../../src/index.js';
 import type { CallStep } from '../../src/queue/types.js';
 import { completion, python3, runCommand, spawnTracked, testDir } from '../helpers/index.js';
 import {
@@ -10,11 +10,9 @@ import {
   callInParallel,
   expectEachClaimedOnce,
   expectUniqueWhenReleasedTogether,
+  responses,
 } from '../helpers/parallel.js';
 import { generationDir, stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
-
-const responses = (n: number): MockResponse[] =>
-  Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
 
 describe('exactly once under parallel calls', () => {
   // Nine more rounds, 64 calls through xargs and a 64-way release are in parallel.stress.test.ts.

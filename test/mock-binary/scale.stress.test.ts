@@ -1,10 +1,7 @@
 // MB-19 at scale: 256 parallel calls with default options. npm run test:stress.
 import { describe, expect, it } from 'vitest';
-import { createMockBinary, type MockResponse } from '../../src/index.js';
-import { assertExactlyOnce, callInParallel } from '../helpers/parallel.js';
-
-const responses = (n: number): MockResponse[] =>
-  Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
+import { createMockBinary } from '../../src/index.js';
+import { assertExactlyOnce, callInParallel, responses } from '../helpers/parallel.js';
 
 describe('scale (stress)', () => {
   it('MB-19 256 parallel calls with default options: no timeout, none lost, none twice', async () => {

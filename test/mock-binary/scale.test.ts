@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createMockBinary, type MockResponse } from '../../src/index.js';
+import { createMockBinary } from '../../src/index.js';
 import type { CallStep } from '../../src/queue/types.js';
 import { completion, spawnTracked } from '../helpers/index.js';
+import { responses } from '../helpers/parallel.js';
 import { stopCallsAt, waitUntilStopped } from '../helpers/protocol.js';
-
-const responses = (n: number): MockResponse[] =>
-  Array.from({ length: n }, (_, i) => ({ stdout: `r${i + 1}\n` }));
 
 describe('scale and a test process that never waits for a call', () => {
   it('MB-19 enqueue(), calls(), assertDone() and reset() never wait for a call: with calls stopped at every step they return', async () => {
