@@ -1,11 +1,12 @@
 import { type FSWatcher, mkdirSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { describeValue } from '../internal/describe.js';
-import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { DisposedError, InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { tryUnlink, writeFileAtomic } from '../queue/atomic.js';
 import {
   type LiveAnswer,
   type LiveCall,
+  type LiveState,
   liveAnswerPath,
   liveDir,
   livePath,
@@ -40,7 +41,9 @@ export class HeldCall {
   readonly #name: string;
   readonly match: WireMatch | undefined;
   #call: LiveCallInfo | undefined;
-  #received: Array<(call: LiveCallInfo) => void> = [];
+  #received: Array<{ resolve: (call: LiveCallInfo) => void; reject: (error: Error) => void }> = [];
+  /** Why the hold is over (its mock was reset or disposed), once it is. */
+  #ended: string | undefined;
   #release: ((response: MockResponse | undefined) => void) | undefined;
   readonly #released: Promise<MockResponse | undefined>;
 
@@ -65,6 +68,7 @@ export class HeldCall {
   waitReceived(options: { timeoutMs?: number } = {}): Promise<LiveCallInfo> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
     if (this.#call) return Promise.resolve(this.#call);
+    if (this.#ended) return Promise.reject(this.#endedError());
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
         () =>
@@ -75,9 +79,15 @@ export class HeldCall {
           ),
         timeoutMs,
       );
-      this.#received.push((call) => {
-        clearTimeout(timer);
-        resolve(call);
+      this.#received.push({
+        resolve: (call) => {
+          clearTimeout(timer);
+          resolve(call);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
       });
     });
   }
@@ -85,9 +95,11 @@ export class HeldCall {
   /**
    * Let the held call go on: with `response`, or with what it would have got
    * (its queued response, else the handler's). Releasing before the call
-   * arrives lets that call through at once.
+   * arrives lets that call through at once. Throws `DisposedError` once the
+   * mock was reset or disposed: the call it held ended with its generation.
    */
   release(response?: MockResponse): void {
+    if (this.#ended) throw this.#endedError();
     if (response !== undefined)
       toWireResponse(response, `the response passed to release() on mock "${this.#name}"`);
     this.#release?.(response);
@@ -95,14 +107,26 @@ export class HeldCall {
 
   /** @internal Whether this hold takes `call` (the first that fits, once). */
   takes(call: LiveCall): boolean {
-    return this.#call === undefined && fits(this.match, call);
+    return this.#call === undefined && this.#ended === undefined && fits(this.match, call);
   }
 
-  /** @internal Hold `call` until released. */
-  async hold(call: LiveCallInfo): Promise<MockResponse | undefined> {
+  /** @internal Hold `call` until released: taken at once, so no other call can be. */
+  hold(call: LiveCallInfo): Promise<MockResponse | undefined> {
     this.#call = call;
-    for (const notify of this.#received.splice(0)) notify(call);
+    for (const waiter of this.#received.splice(0)) waiter.resolve(call);
     return this.#released;
+  }
+
+  /** @internal The mock was reset or disposed (`how`): the hold is over. */
+  end(how: 'reset()' | 'dispose()'): void {
+    this.#ended ??= how;
+    for (const waiter of this.#received.splice(0)) waiter.reject(this.#endedError());
+  }
+
+  #endedError(): DisposedError {
+    return new DisposedError(
+      `The hold() on mock "${this.#name}", ended by ${this.#ended} with the calls it held,`,
+    );
   }
 }
 
@@ -160,7 +184,8 @@ export class LiveChannel {
       JSON.stringify({
         handler: this.#handler !== undefined,
         holds: this.#holds.some((h) => h.waiting),
-      }),
+        pid: process.pid,
+      } satisfies LiveState),
     );
     if (this.#watched !== genDir) {
       this.stop();
@@ -176,6 +201,14 @@ export class LiveChannel {
       this.#poll.unref();
     }
     this.#scan();
+  }
+
+  /**
+   * The mock was reset or disposed: every hold ends with the generation its
+   * call ran in (that call ends on its own, its state gone); a handler stays.
+   */
+  endHolds(how: 'reset()' | 'dispose()'): void {
+    for (const hold of this.#holds.splice(0)) hold.end(how);
   }
 
   stop(): void {
@@ -214,8 +247,11 @@ export class LiveChannel {
     let answer: LiveAnswer;
     const hold = this.#holds.find((h) => h.takes(call));
     if (hold) {
+      // Taken before anything else runs: refresh() scans again, and a call
+      // it finds must not see this hold still waiting.
+      const held = hold.hold(info);
       this.refresh();
-      const given = await hold.hold(info);
+      const given = await held;
       answer =
         given !== undefined
           ? { response: toWireResponse(given, 'a released response') as Record<string, unknown> }

@@ -418,6 +418,7 @@ export class MockBinary {
   reset(): this {
     this.#assertLive();
     resetState(this.stateDir);
+    this.#liveChannel?.endHolds('reset()');
     this.#liveChannel?.refresh(); // the new generation listens too
     return this;
   }
@@ -499,6 +500,7 @@ export class MockBinary {
   /** @internal */
   markDisposed(): void {
     this.#disposed = true;
+    this.#liveChannel?.endHolds('dispose()');
     this.#liveChannel?.stop();
   }
 

@@ -5,7 +5,7 @@ import { sep } from 'node:path';
  * about itself, through files of its generation, so a call loads no socket
  * module (`net` alone costs a call ~8 ms under --jitless).
  *
- *   <gen>/live.json          {"handler":true,"holds":false}: the test process listens
+ *   <gen>/live.json          {"handler":true,"holds":false,"pid":123}: the test process (pid) listens
  *   <gen>/live/<seq>.call    a call's question: argv, cwd, what it claimed
  *   <gen>/live/<seq>.answer  the test process's answer (written whole: temp + rename)
  *
@@ -22,6 +22,8 @@ export const liveAnswerPath = (genDir: string, seq: number) =>
 export interface LiveState {
   handler: boolean;
   holds: boolean;
+  /** The test process that answers: a call it holds ends once it is gone. */
+  pid?: number;
 }
 
 /** `<seq>.call`. */

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Claim } from '../queue/claim.js';
+import { ProtocolError, VANISHED } from '../queue/errors.js';
 import {
   type LiveAnswer,
   type LiveCall,
@@ -8,13 +9,17 @@ import {
   liveCallPath,
   livePath,
 } from '../queue/live.js';
+import { isAlive } from '../queue/process-alive.js';
 
 /**
  * The call's side of the live channel (see src/queue/live.ts): if the test
  * process listens and has a say in this call, ask it and wait for the answer
  * (sleeping in small steps with Atomics.wait, no timers, no modules), until
  * the call's deadline. Returns the answer, or undefined when nobody listens
- * or it has no say; `'timeout'` when no answer came in time.
+ * or it has no say; `'timeout'` when no answer came in time. Throws a
+ * `ProtocolError` as soon as nobody can answer any more: the question is
+ * gone (the mock was reset or disposed, or the test process's exit cleanup
+ * removed it) or the test process itself is (killed with SIGKILL, say).
  */
 export function askLive(claim: Claim, deadline: number): LiveAnswer | 'timeout' | undefined {
   const marker = livePath(claim.genDir);
@@ -42,11 +47,19 @@ export function askLive(claim: Claim, deadline: number): LiveAnswer | 'timeout' 
   const answerFile = liveAnswerPath(claim.genDir, record.seq);
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
   let pause = 0.25;
-  for (;;) {
+  for (let round = 0; ; round += 1) {
     try {
       return JSON.parse(readFileSync(answerFile, 'utf8')) as LiveAnswer;
     } catch {
       // not there yet
+    }
+    if (!existsSync(file)) throw new ProtocolError(VANISHED, file);
+    // Every ~50 ms once waiting is long: the answer usually comes in a few.
+    if (state.pid !== undefined && round % 10 === 9 && !isAlive(state.pid)) {
+      throw new ProtocolError(
+        `the test process that was to answer it (pid ${state.pid}) is gone, so no hold() or handle() can`,
+        file,
+      );
     }
     const left = deadline - Date.now();
     if (left <= 0) return 'timeout';
