@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import { writeFileAtomic } from '../queue/atomic.js';
 import type { SnapshotRecord } from '../queue/reader.js';
 import { RESPONSE_FIELDS } from '../queue/response-schema.js';
 import type { MockResponse } from '../queue/types.js';
@@ -211,8 +212,7 @@ export function writeCassette(
       return call;
     });
   const cassette: Cassette = { version: 1, command: name, calls };
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(cassette, null, 2)}\n`);
-  renameSync(temp, path);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // An exclusive temp file with a random name (a planted link is never followed), 0600.
+  writeFileAtomic(path, `${JSON.stringify(cassette, null, 2)}\n`);
 }
