@@ -72,7 +72,7 @@ async function mockDemo(): Promise<boolean> {
     { stderr: 'quota exceeded\n', exitCode: 3 },
   ]);
   const script = join(sb.workspace, 'orchestrator.mjs');
-  writeFileSync(script, ORCHESTRATOR);
+  writeFileSync(script, ORCHESTRATOR, { mode: 0o600 });
   out('1. mock binaries: $ node orchestrator.mjs   (in a sandbox; git and deploy are mocks)\n');
   const r = await run(process.execPath, [script], { sandbox: sb, timeoutMs: 30_000 });
   process.stdout.write(r.stdout);

@@ -18,7 +18,8 @@ export const mockCommand: Command = {
   name: 'mock',
   usage: 'shimkit mock NAME... --dir D [--json] [--on-exhausted repeat|fail] [--strict] ...',
   help: `Make a mock of each NAME in dir D (created if missing; a dir made by an earlier
-\`shimkit mock\` gets the new mocks added). The mocks outlive this command: queue
+\`shimkit mock\` gets the new mocks added). D must be yours: a dir another user owns, or
+a symbolic link, is refused (pass the real dir). The mocks outlive this command: queue
 responses with \`shimkit enqueue D NAME\`, read calls with \`shimkit calls D\`, check with
 \`shimkit verify D\`, and delete D with \`rm -rf D\` when done.
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError, UnusedResponsesError } from '../internal/errors.js';
 import { checkOptionKeys, optionError, resolvePlatform } from '../internal/options.js';
+import { assertOwnDir } from '../internal/owner.js';
 import { runnerPath } from '../internal/package-files.js';
 import { type Env, envWithPathEntry } from '../internal/path-env.js';
 import { removeTree } from '../internal/remove-tree.js';
@@ -15,6 +16,7 @@ import { MockBinary } from './mock-binary.js';
 import { validateBinaryName } from './name.js';
 import { checkTmpDir, resolveOptions } from './options.js';
 import {
+  assertOwnRoot,
   claimRoot,
   DirRaceError,
   entryKeys,
@@ -43,7 +45,10 @@ export interface MockBinDirOptions {
   tmpDir?: string;
   /**
    * Use this dir as the root instead of a new temp dir: it is created (0700),
-   * or must be an empty dir. Shims go in `<dir>/bin` (put that on PATH), and
+   * or must be an empty dir of this user's (made 0700). A symbolic link, or a
+   * dir another user owns (who could swap the shims in it), is refused with a
+   * `ShimkitError` (`ERR_SHIMKIT_NOT_OWNED`) naming the owner; pass the real
+   * dir instead of a link. Shims go in `<dir>/bin` (put that on PATH), and
    * another process can reopen it with {@link openMockBinDir}. `dispose()`
    * deletes it; so does the exit of this process, unless `keep`. Not with
    * `tmpDir`.
@@ -129,6 +134,8 @@ export class MockBinDir {
     this.#windows = this.platform === 'win32' ? new WindowsFiles(this.root) : undefined;
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      // In a root that was there before, make sure nobody else made the shim dir first.
+      if (options.dir !== undefined) assertOwnDir(this.dir, `The shim dir of ${where}`);
       if (this.#persistent) writeMarker(this.root, this.platform);
     } catch (error) {
       if (error instanceof DirRaceError) {
@@ -144,6 +151,7 @@ export class MockBinDir {
   /** @internal Reopen a persistent root (see {@link openMockBinDir}). */
   static open(dir: string): MockBinDir {
     const { root, platform } = readMarker(dir);
+    assertOwnRoot(root, shimDirOf(root, platform));
     return new MockBinDir({ platform, [opened]: { root } } as MockBinDirOptions);
   }
 

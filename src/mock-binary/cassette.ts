@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import { writeFileAtomic } from '../queue/atomic.js';
 import type { SnapshotRecord } from '../queue/reader.js';
+import { RESPONSE_FIELDS } from '../queue/response-schema.js';
 import type { MockResponse } from '../queue/types.js';
 
 /**
@@ -90,19 +92,7 @@ export function resolveCassette(
 
 /** The responses that replay a cassette: one per recorded call, for exactly its argv, in order. */
 export function cassetteResponses(path: string, name: string, where: string): MockResponse[] {
-  let cassette: Cassette;
-  try {
-    cassette = JSON.parse(readFileSync(path, 'utf8')) as Cassette;
-  } catch (error) {
-    throw new InvalidOptionError(
-      `${where}: cannot read the cassette ${path}: ${(error as Error).message}.`,
-    );
-  }
-  if (cassette?.version !== 1 || !Array.isArray(cassette.calls)) {
-    throw new InvalidOptionError(
-      `${where}: ${path} is not a shimkit cassette (version 1 with calls).`,
-    );
-  }
+  const cassette = readCassette(path, where);
   if (cassette.command !== name) {
     throw new InvalidOptionError(
       `${where}: the cassette ${path} was recorded for ${JSON.stringify(cassette.command)}, not ${JSON.stringify(name)}.`,
@@ -111,13 +101,94 @@ export function cassetteResponses(path: string, name: string, where: string): Mo
   return cassette.calls.map((call) => {
     const response: MockResponse = {
       match: { args: call.argv },
-      stdoutBase64: call.stdoutBase64,
-      stderrBase64: call.stderrBase64,
+      stdoutBase64: call.stdoutBase64 ?? '',
+      stderrBase64: call.stderrBase64 ?? '',
     };
     if (call.signal) response.signal = call.signal as MockResponse['signal'];
     else response.exitCode = call.exitCode ?? 0;
     return response;
   });
+}
+
+/**
+ * Read and check a cassette file: anything malformed (not JSON, a wrong
+ * shape, an entry that is not a call, a field of the wrong type, bad base64)
+ * is an `InvalidOptionError` naming the file and the entry (`calls[2].argv`).
+ */
+function readCassette(path: string, where: string): Cassette {
+  const broken = (what: string, cause?: unknown) =>
+    new InvalidOptionError(
+      `${where}: the cassette ${path} ${what}. Fix that by hand, or delete the file and record it again (SHIMKIT_CASSETTE_MODE=record).`,
+      { cause },
+    );
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InvalidOptionError(
+      `${where}: cannot read the cassette ${path}: ${(error as Error).message}.`,
+      { cause: error },
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw broken(`is not valid JSON (${(error as Error).message})`, error);
+  }
+  if (!isRecord(value) || value.version !== 1 || !Array.isArray(value.calls)) {
+    throw broken(
+      `is not a shimkit cassette: expected { "version": 1, "command", "calls": [...] }, got ${describeShape(value)}`,
+    );
+  }
+  if (typeof value.command !== 'string') {
+    throw broken(`has no command name: "command" is ${describeValue(value.command)}`);
+  }
+  for (const [i, call] of value.calls.entries()) {
+    const problem = callProblem(call);
+    if (problem) throw broken(`has a bad call: calls[${i}]${problem}`);
+  }
+  return value as unknown as Cassette;
+}
+
+/** What is wrong with one entry of `calls` (starting with its field), or undefined. */
+function callProblem(call: unknown): string | undefined {
+  if (!isRecord(call)) {
+    return ` is ${describeValue(call)}, expected a call { "argv": [...], "stdoutBase64", "stderrBase64", "exitCode" }`;
+  }
+  const { argv } = call;
+  if (!Array.isArray(argv)) {
+    return `.argv is ${argv === undefined ? 'missing' : describeValue(argv)}, expected an array of strings`;
+  }
+  const arg = argv.findIndex((a) => typeof a !== 'string');
+  if (arg >= 0) return `.argv[${arg}] is ${describeValue(argv[arg])}, expected a string`;
+  const checks: Array<[keyof CassetteCall, (v: unknown) => string | undefined]> = [
+    ['stdinBase64', RESPONSE_FIELDS.stdoutBase64],
+    ['stdoutBase64', RESPONSE_FIELDS.stdoutBase64],
+    ['stderrBase64', RESPONSE_FIELDS.stderrBase64],
+    ['exitCode', RESPONSE_FIELDS.exitCode],
+    ['signal', RESPONSE_FIELDS.signal],
+    ['durationMs', RESPONSE_FIELDS.delayMs],
+  ];
+  for (const [field, check] of checks) {
+    const v = call[field];
+    if (v === undefined) continue;
+    const expected = check(v);
+    if (expected) return `.${field} is ${describeValue(v)}, expected ${expected}`;
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describeShape(value: unknown): string {
+  if (!isRecord(value)) return describeValue(value);
+  const keys = Object.keys(value);
+  return keys.length === 0
+    ? 'an empty object'
+    : `an object with ${keys.map((k) => JSON.stringify(k)).join(', ')}`;
 }
 
 /** Write the cassette of the calls recorded (atomically: a temp file renamed into place). */
@@ -141,8 +212,7 @@ export function writeCassette(
       return call;
     });
   const cassette: Cassette = { version: 1, command: name, calls };
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(cassette, null, 2)}\n`);
-  renameSync(temp, path);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // An exclusive temp file with a random name (a planted link is never followed), 0600.
+  writeFileAtomic(path, `${JSON.stringify(cassette, null, 2)}\n`);
 }

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import {
@@ -11,7 +11,7 @@ import {
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkOptionKeys } from '../internal/options.js';
 import type { Env } from '../internal/path-env.js';
-import { tryUnlink } from '../queue/atomic.js';
+import { tryUnlink, writeFileAtomic } from '../queue/atomic.js';
 import { stateError } from '../queue/errors.js';
 import {
   countCalls,
@@ -94,7 +94,6 @@ export class MockBinary {
     // with its responses (already validated); the shim appears last and
     // whole, so it is never run half-made or ahead of its state.
     const stateDir = createInstance(join(bin.root, 'state'), name, options.config, instance);
-    const temp = join(bin.dir, `.${name}.${process.pid}.tmp`);
     try {
       if (options.responses.length > 0) {
         appendToQueue(stateDir, options.responses);
@@ -111,11 +110,8 @@ export class MockBinary {
         },
         options.platform,
       );
-      writeFileSync(temp, shim, { mode: 0o700 });
-      chmodSync(temp, 0o700);
-      renameSync(temp, path);
+      writeFileAtomic(path, shim, 0o700); // an exclusive, randomly named temp file renamed into place
     } catch (error) {
-      tryUnlink(temp);
       retire(stateDir);
       throw stateError(error, path, 'test');
     }

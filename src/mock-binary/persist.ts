@@ -1,20 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
+  closeSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   statSync,
   unlinkSync,
-  writeFileSync,
 } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { nearest } from '../internal/describe.js';
 import { InvalidOptionError, ShimkitError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
+import { assertOwnDir, type OwnerHost, realOwnerHost } from '../internal/owner.js';
 import { removeTree } from '../internal/remove-tree.js';
 import type { TempDir } from '../internal/temp-dir.js';
-import { linkExclusive, tryUnlink } from '../queue/atomic.js';
+import { createTemp, linkExclusive, tryUnlink } from '../queue/atomic.js';
 import { errnoCode, stateError } from '../queue/errors.js';
 
 /**
@@ -54,10 +54,16 @@ export class MockBeingMadeError extends NotMockDirError {}
 
 /**
  * Take `dir` as a bin dir's root: make it (0700), or accept an existing empty
- * dir (made 0700). Unless `keep`, it is removed when the process exits, as a
- * temp dir is.
+ * dir of this user's (made 0700; a link, or another user's dir, is refused:
+ * requirement SEC-03). Unless `keep`, it is removed when the process exits,
+ * as a temp dir is.
  */
-export function claimRoot(dir: string, keep: boolean, where: string): TempDir {
+export function claimRoot(
+  dir: string,
+  keep: boolean,
+  where: string,
+  host: OwnerHost = realOwnerHost(),
+): TempDir {
   const path = resolve(dir);
   try {
     mkdirSync(path, { mode: 0o700 });
@@ -71,6 +77,7 @@ export function claimRoot(dir: string, keep: boolean, where: string): TempDir {
       }
       throw stateError(error, path, 'test');
     }
+    assertOwnDir(path, `The \`dir\` of ${where}`, { host });
     refuseUsed(path, where);
     chmodSync(path, 0o700);
   }
@@ -231,16 +238,33 @@ export function noSuchMock(root: string, name: string, names: readonly string[])
   );
 }
 
-/** `target` appears whole with `text`, unless it exists (then false). */
+/** `target` appears whole with `text` (0600), unless it exists (then false). */
 function writeExclusive(target: string, text: string): boolean {
-  const temp = join(
-    dirname(target),
-    `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
+  const { fd, path: temp } = createTemp(target, text);
   try {
-    writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
+    closeSync(fd);
     return linkExclusive(temp, target);
   } finally {
     tryUnlink(temp);
+  }
+}
+
+/**
+ * Before reusing a mock dir: it, its shim dir and its state dir must be real
+ * dirs of this user's (SEC-03), or another user could swap a shim in them.
+ */
+export function assertOwnRoot(
+  root: string,
+  shimDir: string,
+  host: OwnerHost = realOwnerHost(),
+): void {
+  const advice = `Do not use it: make a new one with \`shimkit mock NAME --dir <a new path>\` or createMockBinDir({ dir }).`;
+  assertOwnDir(root, 'The mock dir', { advice, host });
+  for (const dir of [shimDir, join(root, 'state'), entryDir(root)]) {
+    try {
+      assertOwnDir(dir, `A dir in the mock dir ${root}`, { advice, host });
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw error; // one not made yet is made by this user
+    }
   }
 }

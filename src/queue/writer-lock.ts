@@ -250,5 +250,5 @@ export function writerStop(step: WriterStep): void {
 /** Test hook: `SHIMKIT_TEST_WRITER_WAITING=<file>` writes the holder's pid there when this writer starts to wait. */
 function writerWaits(holder: number): void {
   const file = process.env.SHIMKIT_TEST_WRITER_WAITING;
-  if (file) writeFileSync(file, String(holder));
+  if (file) writeFileSync(file, String(holder), { mode: 0o600 });
 }

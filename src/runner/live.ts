@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../queue/atomic.js';
 import type { Claim } from '../queue/claim.js';
 import { ProtocolError, VANISHED } from '../queue/errors.js';
 import {
@@ -42,8 +43,7 @@ export function askLive(claim: Claim, deadline: number): LiveAnswer | 'timeout' 
     response: record.response,
   };
   const file = liveCallPath(claim.genDir, record.seq);
-  writeFileSync(`${file}.tmp`, JSON.stringify(question));
-  renameSync(`${file}.tmp`, file);
+  writeFileAtomic(file, JSON.stringify(question)); // 0600: it holds the call's whole env
   const answerFile = liveAnswerPath(claim.genDir, record.seq);
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
   let pause = 0.25;

@@ -14,6 +14,7 @@ import type { WireResponse } from '../queue/types.js';
  */
 export function render(genDir: string, response: WireResponse): { out: Buffer; err: Buffer } {
   for (const [file, content] of Object.entries(fileWrites(genDir, response))) {
+    // The caller's files, not shimkit's: made with the caller's umask, as the real command would.
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, content);
   }

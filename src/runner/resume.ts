@@ -116,21 +116,22 @@ export function resumeClaim(
 /**
  * The record, open for appending. The shell created it with the caller's
  * umask, which may leave even its owner without write permission (0444):
- * the owner may always add it back.
+ * the owner may always add it back. (Were it gone, it would be made 0600.)
  */
 function openRecord(file: string): number {
   try {
-    return openSync(file, 'a');
+    return openSync(file, 'a', 0o600);
   } catch (error) {
     if (errnoCode(error) !== 'EACCES') throw error;
     chmodSync(file, statSync(file).mode | 0o200);
-    return openSync(file, 'a');
+    return openSync(file, 'a', 0o600);
   }
 }
 
 /** A claim marker the shell made but could not write into names call `seq`. */
 function nameClaim(marker: string, seq: number): void {
-  if (readFileSync(marker).length === 0) appendFileSync(marker, `{"seq":${seq}}\n`);
+  if (readFileSync(marker).length === 0)
+    appendFileSync(marker, `{"seq":${seq}}\n`, { mode: 0o600 });
 }
 
 /**

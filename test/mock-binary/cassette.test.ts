@@ -9,6 +9,7 @@ import {
   createMockBinary,
   InvalidOptionError,
   MockExitCode,
+  ShimkitError,
 } from '../../src/index.js';
 import { runCommand, testDir } from '../helpers/index.js';
 
@@ -101,5 +102,96 @@ describe('record and replay', () => {
     await runCommand('gh', ['--version'], { env: gh.env() });
     await expect(gh.dispose()).rejects.toThrow(/ENOTDIR|EEXIST/);
     expect(existsSync(gh.dir)).toBe(false);
+  });
+});
+
+describe('a malformed cassette', () => {
+  const call = { argv: ['status'], stdoutBase64: '', stderrBase64: '', exitCode: 0 };
+  const file = (calls: unknown[]) => JSON.stringify({ version: 1, command: 'git', calls });
+  const cases: Array<[string, string, string]> = [
+    ['not JSON', '{"version": 1, "calls": [', 'is not valid JSON ('],
+    [
+      'an array',
+      '[]',
+      'is not a shimkit cassette: expected { "version": 1, "command", "calls": [...] }, got [] (array)',
+    ],
+    [
+      'null',
+      'null',
+      'is not a shimkit cassette: expected { "version": 1, "command", "calls": [...] }, got null',
+    ],
+    [
+      'calls not an array',
+      '{"version":1,"command":"git","calls":{}}',
+      'got an object with "version", "command", "calls"',
+    ],
+    ['no command', '{"version":1,"calls":[]}', 'has no command name: "command" is undefined'],
+    [
+      'a null call',
+      file([null]),
+      'has a bad call: calls[0] is null, expected a call { "argv": [...]',
+    ],
+    [
+      'a number for a call',
+      file([call, 7]),
+      'has a bad call: calls[1] is 7 (number), expected a call',
+    ],
+    [
+      'no argv',
+      file([{ stdoutBase64: '' }]),
+      'has a bad call: calls[0].argv is missing, expected an array of strings',
+    ],
+    [
+      'argv a string',
+      file([{ ...call, argv: 'status' }]),
+      'calls[0].argv is "status" (string), expected an array of strings',
+    ],
+    [
+      'a number in argv',
+      file([{ ...call, argv: ['log', 3] }]),
+      'calls[0].argv[1] is 3 (number), expected a string',
+    ],
+    [
+      'bad base64',
+      file([call, { ...call, stdoutBase64: 'not base64!' }]),
+      'calls[1].stdoutBase64 is "not base64!" (string), expected a base64 string',
+    ],
+    [
+      'stderr a number',
+      file([{ ...call, stderrBase64: 5 }]),
+      'calls[0].stderrBase64 is 5 (number), expected a base64 string',
+    ],
+    [
+      'exit code a string',
+      file([{ ...call, exitCode: '0' }]),
+      'calls[0].exitCode is "0" (string), expected an integer from 0 to 255',
+    ],
+    [
+      'an unknown signal',
+      file([{ ...call, exitCode: undefined, signal: 'SIGNOPE' }]),
+      'calls[0].signal is "SIGNOPE" (string)',
+    ],
+  ];
+
+  it('MB-24 every malformed cassette is an InvalidOptionError naming the file, the entry and what to do', () => {
+    const dir = testDir();
+    for (const [what, content, message] of cases) {
+      const path = join(dir, `${what.replaceAll(' ', '-')}.cassette.json`);
+      writeFileSync(path, content);
+      let error: unknown;
+      try {
+        createMockBinary('git', { cassette: { path, mode: 'replay' } });
+      } catch (e) {
+        error = e;
+      }
+      expect(error, what).toBeInstanceOf(ShimkitError);
+      expect(error, what).toBeInstanceOf(InvalidOptionError);
+      const text = (error as Error).message;
+      expect(text, what).toContain(`createMockBinary("git"): the cassette ${path} `);
+      expect(text, what).toContain(message);
+      expect(text, what).toContain(
+        'Fix that by hand, or delete the file and record it again (SHIMKIT_CASSETTE_MODE=record).',
+      );
+    }
   });
 });

@@ -41,6 +41,32 @@ describe('file modes and where files go', () => {
     }
   });
 
+  it('SEC-01 under umask 000 in the calling shell, every file a call writes is 0600 (shims 0700) and every dir 0700', async () => {
+    await using bin = createMockBinDir();
+    const git = bin.mock('git', {
+      responses: [{ stdout: 'fast\n' }, { chunks: [{ stdout: 'runner\n', delayMs: 1 }] }],
+      stdin: 'capture',
+      recordEnv: true,
+    });
+    git.handle(() => ({ stdout: 'live\n' })); // the third call asks the test process: live/<n>.call
+    const echo = bin.mock('echo', { spy: true }); // runs the real echo: a passthrough call
+    const script = `umask 000; git one </dev/null; echo in | git two; git three </dev/null; "${echo.path}" spied`;
+    const r = await runCommand('sh', ['-c', script], {
+      env: { ...bin.env(), API_TOKEN: 's3cret' },
+    });
+    expect(r.stderr.toString()).toBe('');
+    expect(r.stdout.toString()).toBe('fast\nrunner\nlive\nspied\n');
+    expect(git.calls().map((c) => c.responseSource)).toEqual(['queue', 'queue', 'handler']);
+    const entries = walk(bin.root);
+    expect(entries.some((p) => p.endsWith('.call'))).toBe(true);
+    for (const path of entries) {
+      const mode = statSync(path).mode & 0o777;
+      const shim = path === git.path || path === echo.path;
+      const expected = statSync(path).isDirectory() || shim ? 0o700 : 0o600;
+      expect(mode.toString(8), path).toBe(expected.toString(8));
+    }
+  });
+
   it('SEC-01 nothing is written outside the toolkit temp dir except writeFiles targets', async () => {
     const parent = testDir();
     const cwd = testDir();

@@ -1,17 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { writeFileAtomic } from '../atomic.js';
 import { onProcessExit } from '../exit-cleanup.js';
+import { assertOwnDir, NotOwnedError } from '../owner.js';
 import { readStat } from '../proc.js';
 import { hasProcStat } from './host.js';
 import { registryName } from './names.js';
@@ -25,7 +18,9 @@ import { processOwner, threadOwner } from './owner.js';
  * roots). One JSON file per thing, written whole (temp file, then rename),
  * removed when the thing is disposed, closed or reaped; the dir goes with
  * its last entry. Recording is best effort: a registry that cannot be
- * written must not fail the test, it only loses the safety net.
+ * written must not fail the test, it only loses the safety net. Its name is
+ * predictable, so a registry dir another user made first (or a link there)
+ * is never written to (requirement SEC-03): a warning names its owner.
  */
 
 /** One thing an owner made. */
@@ -73,13 +68,30 @@ function write(dir: string, name: string, text: string): boolean {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const temp = join(dir, `.${name}.tmp`);
-      writeFileSync(temp, text, { mode: 0o600 });
-      renameSync(temp, join(dir, name));
+      assertOwnDir(dir, 'The leftover registry dir', {
+        advice: 'It is named after this process, so it was made there on purpose: remove it.',
+      });
+      writeFileAtomic(join(dir, name), text);
       return true;
-    } catch {}
+    } catch (error) {
+      if (error instanceof NotOwnedError) {
+        warnNotOwned(error);
+        return false;
+      }
+    }
   }
   return false;
+}
+
+const warned = new Set<string>();
+
+function warnNotOwned(error: NotOwnedError): void {
+  if (warned.has(error.path)) return;
+  warned.add(error.path);
+  process.emitWarning(
+    `${error.message} Until then, shimkit records nothing there: if this process is killed, the leftover sweep cannot find its process groups, sockets and dirs outside os.tmpdir().`,
+    { code: error.code },
+  );
 }
 
 /** At exit: this module's entries go (their things were just cleaned up), then the dir if empty. */
