@@ -20,6 +20,46 @@ export function restoreMovedEnv(env: NodeJS.ProcessEnv): void {
   }
 }
 
+/**
+ * `SHIMKIT_PASSED_THROUGH` (JSON): the mocks whose passthrough led to this
+ * call, outermost first, each with the real command it ran. The runner
+ * takes it out of the env at once, so no record or match sees it, and puts
+ * it back, one entry longer, for the real command it runs (passthrough.ts).
+ */
+export const PASSED_THROUGH = 'SHIMKIT_PASSED_THROUGH';
+// On the global object: the runner's hot and cold halves are separate bundles, each with its own copy of this module.
+const TAKEN = Symbol.for('shimkit.passedThrough');
+const holder = globalThis as { [TAKEN]?: string };
+
+export function takePassedThrough(env: NodeJS.ProcessEnv): void {
+  const text = env[PASSED_THROUGH];
+  if (text === undefined) return;
+  holder[TAKEN] = text;
+  delete env[PASSED_THROUGH];
+}
+
+/** A link of the chain: a mock (its state dir) and the real command it passed a call to. */
+export interface PassedThrough {
+  mock: string;
+  real: string;
+}
+
+export function passedThrough(): PassedThrough[] {
+  const text = holder[TAKEN];
+  if (text === undefined) return [];
+  try {
+    const chain = JSON.parse(text) as unknown;
+    return Array.isArray(chain)
+      ? chain.filter(
+          (link): link is PassedThrough =>
+            typeof link?.mock === 'string' && typeof link?.real === 'string',
+        )
+      : [];
+  } catch {
+    return []; // not ours
+  }
+}
+
 /** Which env values a call records (`recordEnv`): the named ones as they are, or all of them redacted. */
 export function pickEnv(
   env: NodeJS.ProcessEnv,

@@ -12,7 +12,7 @@ import { recordLine } from '../queue/records.js';
 import type { WireResponse } from '../queue/types.js';
 import { describeCall, processStartTime } from './call.js';
 import type { Waiting } from './diagnostics.js';
-import { restoreMovedEnv } from './env.js';
+import { restoreMovedEnv, takePassedThrough } from './env.js';
 import { finishCall } from './finish.js';
 import { cold, routing } from './lazy.js';
 import { askLive } from './live.js';
@@ -40,6 +40,7 @@ function main(argv: string[]): void {
     [stateDir, ...args] = args;
   }
   restoreMovedEnv(process.env);
+  takePassedThrough(process.env);
   if (!stateDir) die('usage: runner.cjs <state dir> [args…] (this file is run by a shim)');
   const claimRouted: RoutedClaimer = ({ genDir, seq, queueText, fields, config, link }) =>
     routing().claimRouted(

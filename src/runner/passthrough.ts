@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { delimiter, resolve } from 'node:path';
+import { delimiter, dirname, resolve } from 'node:path';
 import { type WindowsSpawn, windowsSpawn } from '../process/windows-command.js';
 import type { Claim } from '../queue/claim.js';
 import { formatCommand } from '../queue/format.js';
 import { label } from './diagnostics.js';
+import { PASSED_THROUGH, passedThrough } from './env.js';
 
 /**
  * Passthrough and spies (requirement MB-15): the call runs the real command
@@ -61,13 +62,31 @@ function isShim(file: string): boolean {
   }
 }
 
-/** The real command's path, or why there is none. */
+/**
+ * The real command's path, or why there is none. A call that the real
+ * command of this same mock made, passed through before (a wrapper such as
+ * ccache or distcc runs "the next gcc on PATH that is not itself", which is
+ * the shim), is refused: passing it through again would never end. The real
+ * command runs with the chain one link longer in its env.
+ */
 export function locateReal(claim: Claim): string | RealEnd {
   const { name } = claim.config;
+  const command = formatCommand(name, claim.record.argv);
+  const chain = passedThrough();
+  const mock = dirname(claim.genDir);
+  const loop = chain.find((link) => link.mock === mock);
+  if (loop) {
+    return {
+      kind: 'missing',
+      message: `${label(claim)} (${command}) was made by the real command it passes through to, ${loop.real}, which ran "${name}" again and found this mock instead of the real one (${chain.length} passthrough${chain.length === 1 ? '' : 's'} deep), so passing it through would never end. A wrapper such as ccache or distcc runs the next "${name}" on PATH that is not itself: tell it where the real ${name} is (ccache: CCACHE_PATH), or mock the command the wrapper runs instead.`,
+    };
+  }
   const pathValue = process.env.PATH ?? process.env.Path ?? '';
   const real = findReal(name, pathValue);
-  if (real !== undefined) return real;
-  const command = formatCommand(name, claim.record.argv);
+  if (real !== undefined) {
+    process.env[PASSED_THROUGH] = JSON.stringify([...chain, { mock, real }]);
+    return real;
+  }
   return {
     kind: 'missing',
     message: `${label(claim)} (${command}) passes through to the real ${name}, but there is none on PATH after the mock (searched ${pathValue || 'nothing: PATH is empty'}). Install it, or script this call instead of passing it through.`,
