@@ -30,7 +30,7 @@ describe('passthrough that would never end', () => {
     ]);
     await using gcc = createMockBinary('gcc', { spy: true, timeoutMs: 3000 });
     const env = gcc.env({ ...process.env, PATH: `${wrapper}:${real}:/usr/bin:/bin` });
-    const r = await runCommand('gcc', ['-c', 'x.c'], { env, timeoutMs: 30_000 });
+    const r = await runCommand('gcc', ['-c', 'x.c'], { env, timeout: 30_000 });
     expect(r.code).toBe(127);
     expect(r.stderr.toString()).toBe(
       `shimkit: mock "gcc" call #2 (gcc -c x.c) was made by the real command it passes through to, ${wrapper}/gcc, which ran "gcc" again and found this mock instead of the real one (1 passthrough deep), so passing it through would never end. A wrapper such as ccache or distcc runs the next "gcc" on PATH that is not itself: tell it where the real gcc is (ccache: CCACHE_PATH), or mock the command the wrapper runs instead.\n`,
@@ -49,7 +49,7 @@ describe('passthrough that would never end', () => {
     const env = outer.env(
       inner.env({ ...process.env, PATH: `${realOuter}:${realInner}:/usr/bin:/bin` }),
     );
-    const r = await runCommand('outer', ['a'], { env, timeoutMs: 30_000 });
+    const r = await runCommand('outer', ['a'], { env, timeout: 30_000 });
     expect(r.stdout.toString()).toBe('real outer\nreal inner:a\n');
     expect(r.code).toBe(0);
     expect(outer.calls().map((c) => c.status)).toEqual(['exited']);
