@@ -52,7 +52,7 @@ function isShim(file: string): boolean {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
-    const head = Buffer.alloc(256);
+    const head = Buffer.alloc(512);
     const n = readSync(fd, head, 0, head.length, 0);
     return head.subarray(0, n).includes('shimkit mock binary');
   } catch {
