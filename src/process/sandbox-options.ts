@@ -61,9 +61,22 @@ export interface SandboxOptions {
   /**
    * `'mocked-only'`: the sandbox PATH runs only the mocks given to
    * `sandbox.use()` and the commands in `allow` (requirement MB-23). Any
-   * other command on the host PATH fails with exit code 127 and
+   * other command on the host PATH, looked up through the sandbox PATH,
+   * fails with exit code 127 and
    * `shimkit: curl is not mocked and not allowed in this sandbox …` on
    * stderr, and is listed by `sandbox.refusedCommands()`. POSIX only.
+   *
+   * Only lookups through the sandbox PATH are refused; it is a guard against
+   * a forgotten mock, not a jail. A command run by absolute path
+   * (`/usr/bin/curl`), or looked up with PATH removed from the env
+   * (`env -i uname`, Python's `subprocess.run(['uname'], env={})`,
+   * `os.execvp('uname', …)` after `del os.environ['PATH']`, Node's
+   * `spawn('uname', [], { env: {} })`) or with sh's `command -p uname`, is
+   * found in the host's default dirs (`/bin:/usr/bin`) and runs for real:
+   * not refused, not listed by `refusedCommands()`. To know the mock was the
+   * one called, assert on its `calls()`; to make the host's commands
+   * unreachable, run the program under test in a container or mount
+   * namespace whose `/bin` and `/usr/bin` hold only what it may run.
    * @default 'host' (the host PATH, as allowlisted)
    * @example
    * createSandbox({ commands: 'mocked-only', allow: ['sh', 'node'] });

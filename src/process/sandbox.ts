@@ -266,7 +266,26 @@ export class TestSandbox {
   }
 }
 
-/** A fresh sandbox. See {@link TestSandbox}. */
+/**
+ * A fresh sandbox. See {@link TestSandbox}.
+ *
+ * With `commands: 'mocked-only'` (requirement MB-23), a command the program
+ * under test looks up through the sandbox PATH runs only if it is a `use()`d
+ * mock or in `allow`; any other is refused (exit 127, a message naming it,
+ * listed by `refusedCommands()`). Nothing else is refused: a command run by
+ * absolute path, or looked up with PATH removed from the env (`env -i uname`,
+ * Python's `subprocess.run(['uname'], env={})`, `os.execvp` after
+ * `del os.environ['PATH']`, Node's `spawn('uname', [], { env: {} })`) or with
+ * sh's `command -p`, is found in the host's default dirs (`/bin:/usr/bin`)
+ * and runs the host's command. Assert on the mocks' `calls()` to know they
+ * were the ones called, or run the program under test in a container or mount
+ * namespace whose `/bin` and `/usr/bin` hold only what it may run.
+ *
+ * @example
+ * await using sb = createSandbox({ commands: 'mocked-only', allow: ['sh'] });
+ * const r = await run('sh', ['-c', 'curl -fsS https://example.invalid'], { sandbox: sb });
+ * // r.exitCode === 127; sb.refusedCommands() is ['curl']
+ */
 export function createSandbox(options?: SandboxOptions): TestSandbox {
   return new TestSandbox(options);
 }

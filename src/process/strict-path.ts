@@ -29,7 +29,11 @@ import { commandCandidates, findCommand } from './which.js';
  *   the name in `refused.log`, and exits 127, as a missing command does.
  *
  * A command on no host PATH dir is not found at all, as it would not be
- * anyway. Commands called by absolute path are not affected.
+ * anyway. Only lookups through this PATH are refused: a command called by
+ * absolute path, or looked up with PATH removed from the env (`env -i`,
+ * libc's `execvp`, Python, Node) or with `command -p`, is found in the
+ * host's default dirs (`/bin:/usr/bin`) and runs (documented in the README,
+ * tested in test/process/strict-path.test.ts).
  */
 export interface StrictPath {
   /** The PATH value: allowed, then refused. */

@@ -1,13 +1,15 @@
 // Strict PATH (MB-23): a sandbox that runs only mocked and allowed commands.
-import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   createMockBinary,
   createMockBinDir,
   createSandbox,
   InvalidOptionError,
   run,
+  spawnProcess,
 } from '../../src/index.js';
-import { testDir } from '../helpers/index.js';
+import { python3, testDir } from '../helpers/index.js';
 
 describe('strict PATH', () => {
   it('MB-23 a script that calls curl gets "curl is not mocked and not allowed in this sandbox"; mocks and allowed commands run', async () => {
@@ -83,4 +85,71 @@ describe('strict PATH', () => {
     await expect(run('curl', [], { sandbox: sb })).rejects.toThrow('Command not found');
     expect(sb.refusedCommands()).toEqual([]);
   });
+});
+
+// The documented limit of mocked-only (README "Only mocked commands may run",
+// createSandbox's TSDoc): only lookups through the sandbox PATH are refused.
+describe('strict PATH: what it does not cover', () => {
+  const refusal =
+    'shimkit: uname is not mocked and not allowed in this sandbox (commands: "mocked-only"): mock it and sandbox.use() the mock, or add \'uname\' to `allow`.\n';
+
+  it('MB-23 a command looked up through the sandbox PATH is refused, naming it: spawnProcess("uname") and sh -c uname exit 127 with "uname is not mocked and not allowed"', async () => {
+    await using sb = createSandbox({ tmpDir: testDir(), commands: 'mocked-only', allow: ['sh'] });
+    const p = spawnProcess('uname', [], { sandbox: sb });
+    onTestFinished(async () => {
+      await p.close({ graceMs: 0 });
+    });
+    expect(await p.wait({ timeoutMs: 10_000 })).toMatchObject({ exitCode: 127 });
+    expect(p.stderr.tail()).toBe(refusal);
+    const r = await run('sh', ['-c', 'uname; echo "uname exited $?"'], {
+      sandbox: sb,
+      timeoutMs: 10_000,
+    });
+    expect(r.stdout).toBe('uname exited 127\n');
+    expect(r.stderr).toBe(refusal);
+    expect(sb.refusedCommands()).toEqual(['uname', 'uname']);
+  });
+
+  const hostUname = () => spawnSync('uname', { encoding: 'utf8' }).stdout;
+  const bypasses: Array<[label: string, command: () => string, args: string[]]> = [
+    ['env -i uname (sh)', () => 'sh', ['-c', 'env -i uname']],
+    ['command -p uname (sh)', () => 'sh', ['-c', 'command -p uname']],
+    [
+      'python3 subprocess.run(["uname"], env={})',
+      python3,
+      ['-c', 'import subprocess; subprocess.run(["uname"], env={}, check=True)'],
+    ],
+    [
+      'python3 os.execvp("uname", …) after del os.environ["PATH"]',
+      python3,
+      ['-c', 'import os; del os.environ["PATH"]; os.execvp("uname", ["uname"])'],
+    ],
+    [
+      "node spawnSync('uname', [], { env: {} })",
+      () => process.execPath,
+      ['-e', 'require("node:child_process").spawnSync("uname", [], { env: {}, stdio: "inherit" })'],
+    ],
+  ];
+
+  it.each(bypasses)(
+    "MB-23 documented gap: %s runs the host's uname, neither refused nor mocked",
+    async (_label, command, args) => {
+      await using sb = createSandbox({
+        tmpDir: testDir(),
+        commands: 'mocked-only',
+        allow: ['sh', 'env'],
+      });
+      await using uname = createMockBinary('uname', { responses: [{ stdout: 'mocked uname\n' }] });
+      sb.use(uname);
+      const r = await run(command(), args, { sandbox: sb, timeoutMs: 10_000 });
+      const closed =
+        'the gap may be closed: update the README ("Only mocked commands may run") and the TSDoc of createSandbox() and its `commands` option, then this test';
+      expect(r.stderr, closed).toBe('');
+      expect(r.stdout, closed).toBe(hostUname());
+      expect(r.exitCode, closed).toBe(0);
+      expect(sb.refusedCommands(), closed).toEqual([]);
+      // What the docs advise: the mock's calls show it was not the one that ran.
+      expect(uname.calls()).toEqual([]);
+    },
+  );
 });
