@@ -16,5 +16,17 @@
 # the runner puts them back for the call record.
 shimkit_state=@@STATE@@ shimkit_resumed=
 @@FAST@@
+# Where a call's env matters (see exact-env in src/queue/layout.ts), the
+# runner gets it exactly as the caller passed it, from /proc, before this
+# shell added PWD, SHLVL or PATH, or dropped what it cannot name.
+SHIMKIT_CALLER_ENV=
+if [ -e "$shimkit_state/exact-env" ] && [ -r /proc/$$/environ ] && [ -x /bin/cat ]; then
+  SHIMKIT_CALLER_ENV=$shimkit_state/.env.$$
+  if (umask 077; exec /bin/cat /proc/$$/environ >"$SHIMKIT_CALLER_ENV") 2>/dev/null; then
+    export SHIMKIT_CALLER_ENV
+  else
+    SHIMKIT_CALLER_ENV=
+  fi
+fi
 @@MOVE_ENV@@
 exec @@NODE@@ @@RUNNER@@ ${shimkit_resumed:+"$shimkit_resumed"} "$shimkit_state" "$@"

@@ -18,6 +18,9 @@ import { sep } from 'node:path';
  *                               only the runner can act it out. Written just before line n, in plain generations only.
  *   <state>/state.sh            the live generation for the sh shim (`shimkit_gen=g1 shimkit_on=1`)
  *   <state>/default.sh          the `default` response, and `fallback.sh` the `onExhausted` one, as sh/<n>
+ *   <state>/exact-env           exists once a call's env matters (recordEnv, a spy or passthrough, match.env,
+ *                               a handler or hold): the shim then hands the runner the env exactly as the
+ *                               caller passed it, before its shell added PWD, SHLVL … (src/runner/env.ts)
  *
  * Every mock instance gets a state dir of its own whose name is never used
  * again (`state/<name>.<id>`), and `reset()` moves to the next generation of
@@ -42,6 +45,7 @@ export const routedPath = (genDir: string) => `${genDir}${sep}routed`;
 /** Where the sh shim finds response `n` of a generation (see sh-fragment.ts). */
 export const fragmentPath = (genDir: string, n: number) => `${genDir}${sep}sh${sep}${n}`;
 export const shStatePath = (stateDir: string) => `${stateDir}${sep}state.sh`;
+export const exactEnvPath = (stateDir: string) => `${stateDir}${sep}exact-env`;
 /** The config-level responses as the sh shim serves them: `default` and `fallback`. */
 export const extraFragmentPath = (stateDir: string, which: 'default' | 'fallback') =>
   `${stateDir}${sep}${which}.sh`;

@@ -23,6 +23,7 @@ import {
   generationPath,
   outPath,
   queuePath,
+  exactEnvPath,
   routedPath,
   shStatePath,
 } from './layout.js';
@@ -79,6 +80,9 @@ export function createInstance(
         );
         writeFileAtomic(extraFragmentPath(dir, 'fallback'), renderFragment(fallback, config, sh));
       }
+      const { recordEnv } = config;
+      if (config.spy || recordEnv === true || (Array.isArray(recordEnv) && recordEnv.length > 0))
+        markExactEnv(dir);
       publishState(dir, { generation: 'g1', config });
       return dir;
     }
@@ -198,6 +202,8 @@ function appendLocked(stateDir: string, responses: readonly WireResponse[]): voi
       return Buffer.from(`${JSON.stringify(externalise(genDir, response, files))}\n`);
     });
     if (responses.some((r) => r.match !== undefined || r.times !== undefined)) markRouted(genDir);
+    if (responses.some((r) => r.match?.env !== undefined || (r.passthrough ?? false) !== false))
+      markExactEnv(stateDir);
     appendLines(queuePath(genDir), lines, (first) => {
       sh.write(first, responses);
       writerStop('fragments');
@@ -295,8 +301,18 @@ class Fragments {
  * call that reads that line then finds the marker (see route-claim.ts).
  */
 function markRouted(genDir: string): void {
+  markOnce(routedPath(genDir));
+}
+
+/** From now on a call's env matters: the shim hands the runner the caller's exact env (see layout.ts). */
+export function markExactEnv(stateDir: string): void {
+  markOnce(exactEnvPath(stateDir));
+}
+
+function markOnce(file: string): void {
+  if (existsSync(file)) return;
   try {
-    writeFileSync(routedPath(genDir), '', { flag: 'wx', mode: 0o600 });
+    writeFileSync(file, '', { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if (errnoCode(error) !== 'EEXIST') throw error;
   }

@@ -1,4 +1,36 @@
+import { readFileSync, unlinkSync } from 'node:fs';
 import { cold } from './lazy.js';
+
+/**
+ * Where a call's env matters, the shim copies its own initial environment
+ * (/proc/<pid>/environ: what the caller passed, before the shim's shell set
+ * PWD, SHLVL, PATH or `_`, or dropped names it cannot hold) to the file
+ * `SHIMKIT_CALLER_ENV` names. Make that the env again; false when there is
+ * none (another OS, no /proc), and the moved variables are to be put back
+ * instead (restoreMovedEnv).
+ */
+export function restoreCallerEnv(env: NodeJS.ProcessEnv): boolean {
+  const file = env.SHIMKIT_CALLER_ENV;
+  if (file === undefined) return false;
+  delete env.SHIMKIT_CALLER_ENV;
+  if (file === '') return false;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+    unlinkSync(file);
+  } catch {
+    return false;
+  }
+  const caller = new Map<string, string>();
+  for (const entry of text.split('\0')) {
+    const at = entry.indexOf('=');
+    // getenv() finds the first of two entries of one name.
+    if (at > 0 && !caller.has(entry.slice(0, at))) caller.set(entry.slice(0, at), entry.slice(at + 1));
+  }
+  for (const key of Object.keys(env)) delete env[key];
+  for (const [key, value] of caller) env[key] = value;
+  return true;
+}
 
 /**
  * The shim moves the variables that change how Node itself behaves

@@ -12,7 +12,7 @@ import { recordLine } from '../queue/records.js';
 import type { WireResponse } from '../queue/types.js';
 import { describeCall, processStartTime } from './call.js';
 import type { Waiting } from './diagnostics.js';
-import { restoreMovedEnv, takePassedThrough } from './env.js';
+import { restoreCallerEnv, restoreMovedEnv, takePassedThrough } from './env.js';
 import { finishCall } from './finish.js';
 import { cold, routing } from './lazy.js';
 import { askLive } from './live.js';
@@ -39,7 +39,7 @@ function main(argv: string[]): void {
     resumed = stateDir.slice(2);
     [stateDir, ...args] = args;
   }
-  restoreMovedEnv(process.env);
+  if (!restoreCallerEnv(process.env)) restoreMovedEnv(process.env);
   takePassedThrough(process.env);
   if (!stateDir) die('usage: runner.cjs <state dir> [args…] (this file is run by a shim)');
   const claimRouted: RoutedClaimer = ({ genDir, seq, queueText, fields, config, link }) =>

@@ -1,0 +1,89 @@
+// The shim's shell never shows through (MB-20, MB-06): the caller's shell
+// settings (SHELLOPTS, exported functions) cannot change what a mock prints,
+// and a call records the env its caller passed, not the PWD, SHLVL or PATH
+// the shim's own shell added — run by dash, bash and busybox sh.
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary } from '../../src/index.js';
+
+const hasBusybox = spawnSync('busybox', ['true']).status === 0;
+/** The shells a shim may be run by (the first word of each is looked up on PATH). */
+const SHELLS: Array<[string, string[]]> = [
+  ['dash', ['dash']],
+  ['bash', ['bash']],
+  ['bash --posix (bash as /bin/sh)', ['bash', '--posix']],
+  ...(hasBusybox ? [['busybox sh', ['busybox', 'sh']] as [string, string[]]] : []),
+];
+
+/** Run `shim args` by `shell` with exactly `env` (env -i), as a caller that passes only that. */
+function callWith(shell: string[], shim: string, args: string[], env: Record<string, string>) {
+  const pairs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  const r = spawnSync('/usr/bin/env', ['-i', ...pairs, ...shell, shim, ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const HOSTILE = {
+  SHELLOPTS: 'xtrace:errexit:nounset:allexport:noclobber:noglob',
+  'BASH_FUNC_exit%%': '() { echo hijacked exit; }',
+  'BASH_FUNC_exec%%': '() { echo hijacked exec; }',
+  'BASH_FUNC_unset%%': '() { echo hijacked unset; }',
+  'BASH_FUNC_set%%': '() { echo hijacked set; }',
+  'BASH_FUNC_printf%%': '() { echo hijacked printf; }',
+  'BASH_FUNC_[%%': '() { echo hijacked test; }',
+};
+
+describe('the shim under a hostile shell', () => {
+  for (const fastPath of [true, false]) {
+    it.each(SHELLS)(`MB-20 SHELLOPTS and exported functions never change what the mock prints (%s, ${fastPath ? 'sh fast path' : 'runner'})`, async (_label, shell) => {
+      await using git = createMockBinary('git', {
+        fastPath,
+        responses: [{ stdout: 'main\n', stderr: 'note\n', exitCode: 3, times: 'always' }],
+      });
+      const r = callWith(shell, git.path, ['status', '*'], { ...HOSTILE, HOME: '/nonexistent' });
+      expect(r).toEqual({ code: 3, stdout: 'main\n', stderr: 'note\n' });
+      expect(git.calls().map((c) => [c.argv, c.exitCode])).toEqual([[['status', '*'], 3]]);
+    });
+  }
+
+  it.each(SHELLS)('MB-06 a call records the env its caller passed, not what the shim\'s shell added (%s)', async (_label, shell) => {
+    await using git = createMockBinary('git', { recordEnv: true });
+    const r = callWith(shell, git.path, ['status'], { FOO: '1', NODE_OPTIONS: '--no-warnings' });
+    expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(git.lastCall().env).toEqual({ FOO: '1', NODE_OPTIONS: '--no-warnings' });
+    // What the caller did pass comes through as it was, SHLVL included.
+    callWith(shell, git.path, ['status'], { FOO: '2', SHLVL: '7', PWD: '/stale' });
+    expect(git.lastCall().env).toEqual({ FOO: '2', SHLVL: '7', PWD: '/stale' });
+  });
+
+  it('MB-06 a recordEnv list naming PWD, SHLVL and PATH records only what the caller passed', async () => {
+    await using git = createMockBinary('git', { recordEnv: ['PWD', 'SHLVL', 'PATH', 'FOO'] });
+    for (const [, shell] of SHELLS) {
+      callWith(shell, git.path, [], { FOO: '1' });
+      expect(git.lastCall().env).toEqual({ FOO: '1' });
+    }
+  });
+
+  it('MB-13 match.env and a handler see the env the caller passed: no PWD where the caller gave none', async () => {
+    await using git = createMockBinary('git', {
+      responses: [
+        { match: { env: { PWD: /./ } }, stdout: 'saw a PWD\n', times: 'always' },
+        { stdout: 'no PWD\n', times: 'always' },
+      ],
+    });
+    for (const [, shell] of SHELLS) {
+      expect(callWith(shell, git.path, [], { FOO: '1' }).stdout).toBe('no PWD\n');
+      expect(callWith(shell, git.path, [], { PWD: '/' }).stdout).toBe('saw a PWD\n');
+    }
+    await using gh = createMockBinary('gh');
+    const seen: Array<Record<string, string>> = [];
+    gh.handle((call) => {
+      seen.push(call.env);
+      return { stdout: 'live\n' };
+    });
+    expect(callWith(['bash'], gh.path, [], { FOO: '1' }).stdout).toBe('live\n');
+    expect(seen).toEqual([{ FOO: '1' }]);
+  });
+});
