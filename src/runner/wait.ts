@@ -5,7 +5,7 @@ import type { Waiting } from './diagnostics.js';
 import { finishCall } from './finish.js';
 import { faultedPassthrough } from './lazy.js';
 import { writeAll } from './output.js';
-import { runReal } from './passthrough.js';
+import { type RealEnd, runReal } from './passthrough.js';
 import { readStdin } from './stdin.js';
 
 /** What the hot half does once the wait is over. */
@@ -66,15 +66,19 @@ export async function wait(
   }
   if (response.passthrough) {
     waiting = 'passthrough';
-    const end =
-      typeof response.passthrough === 'object'
-        ? await faultedPassthrough().runFaulted(
-            claim,
-            deadline,
-            response.passthrough,
-            capture ? stdinLimitBytes : undefined,
-          )
-        : runReal(claim, deadline, fullStdin);
+    let end: RealEnd;
+    if (typeof response.passthrough === 'object') {
+      end = await faultedPassthrough().runFaulted(
+        claim,
+        deadline,
+        response.passthrough,
+        capture ? stdinLimitBytes : undefined,
+      );
+    } else {
+      // The real command's own deadline ends its tree first, then the call.
+      clearTimeout(timer);
+      end = await runReal(claim, deadline, fullStdin);
+    }
     clearTimeout(timer);
     if ((end.kind === 'exit' || end.kind === 'signal') && end.out && end.err) {
       claim.record.stdoutBase64 = end.out.toString('base64');

@@ -1,12 +1,17 @@
 // Passthrough and spies (MB-15): the real command runs behind the mock, with
 // the same argv, stdio and ending, and every call is recorded.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { createMockBinary, InvalidOptionError, InvalidResponseError } from '../../src/index.js';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import {
+  createMockBinary,
+  InvalidOptionError,
+  InvalidResponseError,
+  MockExitCode,
+} from '../../src/index.js';
 import { realSpawn } from '../../src/runner/passthrough.js';
-import { runCommand, testDir } from '../helpers/index.js';
+import { isAlive, runCommand, testDir } from '../helpers/index.js';
 
 /** A "real" command named `name` in a dir of its own: prints its args, echoes stdin to stderr, exits as asked. */
 function realTool(name: string): string {
@@ -142,6 +147,45 @@ describe('passthrough and spies', () => {
     expect(r.code).toBe(0);
     await yes.waitForCalls(1);
     expect(yes.lastCall()).toMatchObject({ exitCode: 141, signal: undefined });
+  });
+
+  it('MB-15 MB-11 a passthrough that times out ends with its whole tree: a grandchild holding stdout is killed, so the caller reaches EOF at the deadline', async () => {
+    // The real command starts a grandchild that holds its stdout for 30 s and
+    // writes its pid down; killing only the direct child leaves the caller's
+    // $(…) open until the grandchild ends.
+    const dir = testDir();
+    const pidFile = join(dir, 'grandchild.pid');
+    writeFileSync(
+      join(dir, 'tool'),
+      '#!/bin/sh\nsleep 30 &\necho $! >"$PID_FILE.tmp" && mv "$PID_FILE.tmp" "$PID_FILE"\necho started\nwait\n',
+      { mode: 0o755 },
+    );
+    const grandchild = () => Number(readFileSync(pidFile, 'utf8'));
+    onTestFinished(() => {
+      if (existsSync(pidFile) && isAlive(grandchild())) process.kill(grandchild(), 'SIGKILL');
+    });
+    await using tool = createMockBinary('tool', { spy: true, timeoutMs: 1000 });
+    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, PID_FILE: pidFile });
+    const started = Date.now();
+    const caller = runCommand('sh', ['-c', 'out=$(tool run); echo "status $? out $out"'], { env });
+    let giveUp: NodeJS.Timeout | undefined;
+    const r = await Promise.race([
+      caller,
+      new Promise<never>((_, reject) => {
+        giveUp = setTimeout(
+          () => reject(new Error('the caller was still waiting after 10 s')),
+          10_000,
+        );
+      }),
+    ]).finally(() => clearTimeout(giveUp));
+    const elapsed = Date.now() - started;
+    expect(r.stdout.toString()).toBe(`status ${MockExitCode.timeout} out started\n`);
+    expect(elapsed).toBeLessThan(10_000); // the sleep would hold it 30 s
+    expect(tool.lastCall()).toMatchObject({ status: 'timed-out', exitCode: MockExitCode.timeout });
+    expect(tool.lastCall()?.diagnostic).toContain(
+      'while the real command it passes through to ran',
+    );
+    await vi.waitFor(() => expect(isAlive(grandchild())).toBe(false), { timeout: 5000 });
   });
 
   it('MB-15 a relative PATH entry such as "." never sends the real command back to the shim', async () => {
