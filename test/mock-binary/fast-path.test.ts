@@ -132,7 +132,7 @@ describe('PERF-07 the shell hands a call it started over to the runner', () => {
     }
   });
 
-  it('PERF-07 a reader that closed the pipe: the shell survives SIGPIPE and ends as the runner does, quietly with the scripted code (step s1)', async () => {
+  it('PERF-07 MB-14 a reader that closed the pipe: both paths end by SIGPIPE, as a real command does, and record it', async () => {
     for (const fastPath of [true, false]) {
       await using git = createMockBinary('git', {
         responses: [{ stdout: 'out\n', delayMs: 300, exitCode: 5 }],
@@ -142,8 +142,8 @@ describe('PERF-07 the shell hands a call it started over to the runner', () => {
       const script =
         'import os, subprocess, sys\nr, w = os.pipe()\np = subprocess.Popen([sys.argv[1]], stdout=w)\nos.close(w)\nos.close(r)\nprint(p.wait())';
       const r = await runCommand(python3(), ['-c', script, git.path]);
-      expect([r.stdout.toString(), r.stderr.toString()]).toEqual(['5\n', '']);
-      expect(git.lastCall()).toMatchObject({ status: 'exited', exitCode: 5 });
+      expect([r.stdout.toString(), r.stderr.toString()]).toEqual(['-13\n', '']);
+      expect(git.lastCall()).toMatchObject({ status: 'exited', signal: 'SIGPIPE' });
       expect(isShRecord(git, 1)).toBe(fastPath);
     }
   });

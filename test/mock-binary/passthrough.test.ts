@@ -139,14 +139,17 @@ describe('passthrough and spies', () => {
     expect(tool.lastCall()).toMatchObject({ stdin: 'xxxxxxxxxx', stdinTruncated: true });
   });
 
-  it('MB-15 a real command ended by SIGPIPE (which Node survives) ends the call as a shell reports it: 141', async () => {
+  it('MB-15 MB-06 a real command ended by SIGPIPE (which Node ignores) ends the call by SIGPIPE too: a pipefail script sees 141, the record says SIGPIPE', async () => {
     await using yes = createMockBinary('yes', { spy: true });
-    const r = await runCommand('sh', ['-c', 'yes | head -c 3 >/dev/null'], {
-      env: yes.env(),
-    });
-    expect(r.code).toBe(0);
+    const script = 'set -o pipefail; yes | head -c 3 >/dev/null; echo "status $?"';
+    const r = await runCommand('bash', ['-c', script], { env: yes.env() });
+    expect(r.stdout.toString()).toBe('status 141\n');
     await yes.waitForCalls(1);
-    expect(yes.lastCall()).toMatchObject({ exitCode: 141, signal: undefined });
+    expect(yes.lastCall()).toMatchObject({
+      status: 'exited',
+      exitCode: undefined,
+      signal: 'SIGPIPE',
+    });
   });
 
   it('MB-15 MB-11 a passthrough that times out ends with its whole tree: a grandchild holding stdout is killed, so the caller reaches EOF at the deadline', async () => {
