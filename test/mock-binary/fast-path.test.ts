@@ -23,7 +23,14 @@ import {
   isShRecord,
   SHELLS,
 } from '../helpers/fast-path.js';
-import { completion, python3, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+import {
+  completion,
+  intoClosedPipe,
+  python3,
+  runCommand,
+  spawnTracked,
+  testDir,
+} from '../helpers/index.js';
 import { responses } from '../helpers/parallel.js';
 import { generationDir } from '../helpers/protocol.js';
 
@@ -174,6 +181,44 @@ describe('PERF-07 the shell hands a call it started over to the runner', () => {
       ['failed', MockExitCode.broken],
     ]);
   });
+});
+
+describe('MB-14 MB-06 the shell meets a closed pipe as a real command does', () => {
+  for (const shell of SHELLS) {
+    it.skipIf(!shell.path)(
+      `MB-14 MB-06 output into a pipe whose reader has gone, on stdout or on stderr: the shell itself records SIGPIPE and ends by it, and a pipefail script sees 141 (${shell.name})`,
+      async () => {
+        await using git = createMockBinary('git', {
+          responses: [{ stdout: 'out\n', stderr: 'err\n', exitCode: 3 }],
+        });
+        const flag = join(testDir(), 'reader-closed');
+        // The shim run by this shell as sh (bash then in POSIX mode).
+        const call = '(exec -a sh "$SK_SHELL" "$SK_SHIM" log)';
+        const script = [
+          'set -o pipefail',
+          intoClosedPipe(call, flag),
+          'echo "stdout $?"',
+          intoClosedPipe(`${call} 2>&1 >/dev/null`, flag),
+          'echo "stderr $?"',
+        ].join('\n');
+        const env = { ...process.env, SK_SHELL: shell.path as string, SK_SHIM: git.path };
+        const r = await runCommand('bash', ['-c', script], { env });
+        expect([r.stdout.toString(), r.stderr.toString()]).toEqual([
+          'stdout 141\nstderr 141\n',
+          '',
+        ]);
+        expect(git.calls().map((c) => [c.status, c.signal, c.exitCode])).toEqual([
+          ['exited', 'SIGPIPE', undefined],
+          ['exited', 'SIGPIPE', undefined],
+        ]);
+        // Ended by the shell, not handed over: the runner's last line would carry endedAt.
+        for (const seq of [1, 2]) {
+          const record = readFileSync(join(generationDir(git), 'calls', `${seq}.json`), 'latin1');
+          expect(record.endsWith('\n{"status":"exited","signal":"SIGPIPE"}\n')).toBe(true);
+        }
+      },
+    );
+  }
 });
 
 describe('PERF-07 what the reviewers broke', () => {
