@@ -98,6 +98,9 @@ export type RealEnd =
   | { kind: 'timeout' }
   | { kind: 'missing'; message: string };
 
+/** How long a killed real command may take to be gone before the call ends without it. */
+const KILL_GRACE_MS = 1000;
+
 /**
  * Run the real command with the call's argv and stdio: stdin, stdout and
  * stderr are the call's own (inherited), so bytes and timing pass as they
@@ -144,8 +147,14 @@ export function runReal(
     const timer = setTimeout(
       () => {
         timedOut = true;
-        if (child.exitCode !== null || child.signalCode !== null) resolve({ kind: 'timeout' });
-        else if (child.pid !== undefined) void killTree(child.pid);
+        const { pid } = child;
+        if (pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+          return resolve({ kind: 'timeout' });
+        }
+        // One it cannot kill (setuid, EPERM) does not hold the call past its deadline for good.
+        void killTree(pid).then(() =>
+          setTimeout(() => resolve({ kind: 'timeout' }), KILL_GRACE_MS),
+        );
       },
       Math.min(Math.max(1, deadline - Date.now()), MAX_TIMER_MS),
     );
