@@ -157,15 +157,17 @@ describe('passthrough and spies', () => {
     // writes its pid down; killing only the direct child leaves the caller's
     // $(…) open until the grandchild ends.
     const dir = testDir();
-    const pidFile = join(dir, 'grandchild.pid');
+    const pidFile = join(dir, 'tree.pids');
     writeFileSync(
       join(dir, 'tool'),
-      '#!/bin/sh\nsleep 30 &\necho $! >"$PID_FILE.tmp" && mv "$PID_FILE.tmp" "$PID_FILE"\necho started\nwait\n',
+      '#!/bin/sh\nsleep 30 &\necho $$ $! >"$PID_FILE.tmp" && mv "$PID_FILE.tmp" "$PID_FILE"\necho started\nwait\n',
       { mode: 0o755 },
     );
-    const grandchild = () => Number(readFileSync(pidFile, 'utf8'));
+    // The real command and its grandchild.
+    const tree = () =>
+      (existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim().split(' ') : []).map(Number);
     onTestFinished(() => {
-      if (existsSync(pidFile) && isAlive(grandchild())) process.kill(grandchild(), 'SIGKILL');
+      for (const pid of tree()) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     });
     await using tool = createMockBinary('tool', { spy: true, timeoutMs: 1000 });
     const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, PID_FILE: pidFile });
@@ -188,7 +190,8 @@ describe('passthrough and spies', () => {
     expect(tool.lastCall()?.diagnostic).toContain(
       'while the real command it passes through to ran',
     );
-    await vi.waitFor(() => expect(isAlive(grandchild())).toBe(false), { timeout: 5000 });
+    expect(tree()).toHaveLength(2);
+    await vi.waitFor(() => expect(tree().filter(isAlive)).toEqual([]), { timeout: 5000 });
   });
 
   it('MB-15 a relative PATH entry such as "." never sends the real command back to the shim', async () => {
