@@ -53,6 +53,16 @@ shimkit_handover() {
   set +C
   exec 9>&- 2>&8 8>&-
 }
+# A write failed. Into a pipe with no reader (the PIPE trap ran, before the
+# shell went on), a real command dies of SIGPIPE: the record says so and the
+# shell ends by it. Any other failure is handed over at step $1.
+shimkit_broken() {
+  [ -n "$shimkit_piped" ] || { shimkit_handover "$1"; return; }
+  printf '{"status":"exited","signal":"SIGPIPE"}\n' >&9 || { shimkit_handover x141; return; }
+  trap - PIPE
+  kill -s PIPE "$$"
+  exit 141
+}
 # Whether fd $1 may take a partial write: non-blocking (Linux says so in
 # /proc/self/fdinfo), or unknown where there is no such file and more than
 # $2 bytes are to go (a pipe takes up to 512 bytes whole, by POSIX). The
@@ -156,15 +166,17 @@ shimkit_fast() {
   [ ! -e "$shimkit_d/live.json" ] && [ -s "$shimkit_f" ] && command . "$shimkit_f" ||
     { shimkit_handover c; return; }
   umask "$shimkit_mask"
-  # Act it out: delay, files, stdout, stderr, exit code. A write that fails
-  # (a closed pipe, a full disk) is the runner's to report.
+  # Act it out: delay, files, stdout, stderr, exit code. A write into a pipe
+  # with no reader ends the call by SIGPIPE (shimkit_piped); any other
+  # failure (a full disk) is the runner's to report.
   [ -z "$shimkit_delay" ] || shimkit_sleep "$shimkit_delay"
-  trap '' PIPE
+  shimkit_piped=
+  trap 'shimkit_piped=1' PIPE
   shimkit_files || { shimkit_handover s0; return; }
   ! shimkit_partial 1 "$shimkit_outlen" || { shimkit_handover s1; return; }
-  printf "$shimkit_out" || { shimkit_handover s1; return; }
+  printf "$shimkit_out" || { shimkit_broken s1; return; }
   ! shimkit_partial 8 "$shimkit_errlen" || { shimkit_handover s2; return; }
-  printf "$shimkit_err" >&8 || { shimkit_handover s2; return; }
+  printf "$shimkit_err" >&8 || { shimkit_broken s2; return; }
   printf '{"status":"exited","exitCode":%s}\n' "$shimkit_code" >&9 ||
     { shimkit_handover "x$shimkit_code"; return; }
   exit "$shimkit_code"

@@ -9,6 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 export interface ProcStat {
   /** State letter: `R`, `S`, `D`, `T`, `Z` (zombie), `X` (dead), … */
   state: string;
+  /** Parent pid. */
+  ppid: number;
   /** Process group id. */
   pgid: number;
   /** Start time in clock ticks since boot (field 22): with the pid, it names one process. */
@@ -25,10 +27,11 @@ export function parseStat(text: string): ProcStat | undefined {
   if (close === -1) return undefined;
   const fields = text.slice(close + 2).split(' ');
   const state = fields[0] ?? '';
+  const ppid = Number(fields[1]);
   const pgid = Number(fields[2]);
   const start = Number(fields[19]);
   if (state === '' || !Number.isInteger(pgid) || !Number.isInteger(start)) return undefined;
-  return { state, pgid, start };
+  return { state, ppid, pgid, start };
 }
 
 /** Whether a state letter is a zombie or a dead process: exited, whether or not reaped. */

@@ -157,7 +157,11 @@ export interface MockCall {
    */
   claimMs: number | undefined;
   status: MockCallStatus;
-  /** The signal the call ended by, for a response with `signal` (then `exitCode` is undefined). */
+  /**
+   * The signal the call ended by (then `exitCode` is undefined): a response's
+   * `signal`, a passthrough's real command's, or `'SIGPIPE'` when its output
+   * met a pipe with no reader (`mock | head -c1`), as a real command ends there.
+   */
   signal: NodeJS.Signals | undefined;
   /** 1-based number of the queued response used (also for a repeat), if any. */
   response: number | undefined;

@@ -275,7 +275,7 @@ export interface WireCallRecord {
   /** 1-based queue position of the response used (queue and repeat sources). */
   response?: number;
   exitCode?: number;
-  /** The signal the call ended by (a scripted `signal`). */
+  /** The signal the call ended by (a scripted `signal`, a real command's, SIGPIPE at a closed pipe). */
   signal?: string;
   /** The one-line diagnostic the shim printed, for timed-out, unmatched and failed calls. */
   diagnostic?: string;

@@ -24,9 +24,10 @@ export function finishCall(
   signal?: NodeJS.Signals,
 ): never {
   const { record } = claim;
-  // A signal Node survives (SIGPIPE and SIGXFSZ are ignored, SIGUSR1 starts
-  // the inspector) cannot end the call: it exits as a shell reports it.
-  if (signal && !ENDS_NODE.has(signal)) {
+  // A signal Node survives (SIGXFSZ is ignored, SIGUSR1 starts the
+  // inspector) cannot end the call: it exits as a shell reports it. SIGPIPE,
+  // ignored too, is put back to its default below (a write into a closed pipe).
+  if (signal && !ENDS_NODE.has(signal) && signal !== 'SIGPIPE') {
     // Loaded here only: a module loaded at start costs every call its time.
     const { constants } = require('node:os') as typeof import('node:os');
     exitCode = 128 + (constants.signals[signal] ?? 0);
@@ -53,8 +54,22 @@ export function finishCall(
   }
   if (message) writeAll(2, Buffer.from(`shimkit: ${message}\n`));
   if (signal) {
+    // Node ignores SIGPIPE; a listener added and removed puts SIG_DFL back (libuv).
+    if (signal === 'SIGPIPE') process.on(signal, ignore).off(signal, ignore);
     process.kill(process.pid, signal); // a scripted end by signal
     return process.exit(1); // Windows: no signals, the process is terminated with code 1
   }
   return process.exit(code);
+}
+
+const ignore = () => {};
+
+/**
+ * Output met a pipe whose reader has gone (EPIPE): the call ends by SIGPIPE,
+ * as a real command does there, and its record says so. Windows has no
+ * signals: there the call ends with its scripted code, the output dropped.
+ */
+export function piped(claim: Claim, exitCode: number): never {
+  if (process.platform === 'win32') return finishCall(claim, 'exited', exitCode);
+  return finishCall(claim, 'exited', 0, undefined, 'SIGPIPE');
 }

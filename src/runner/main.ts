@@ -13,7 +13,7 @@ import type { WireResponse } from '../queue/types.js';
 import { describeCall, processStartTime } from './call.js';
 import type { Waiting } from './diagnostics.js';
 import { restoreCallerEnv, restoreMovedEnv, takePassedThrough } from './env.js';
-import { finishCall } from './finish.js';
+import { finishCall, piped } from './finish.js';
 import { cold, routing } from './lazy.js';
 import { askLive } from './live.js';
 import { isOutputStalled, writeAll } from './output.js';
@@ -148,8 +148,9 @@ function output(claim: Claim, response: WireResponse): void {
     fail(claim, cold().serveFailure(claim, error, 'a file'));
   }
   try {
-    writeAll(1, output.out, deadline);
-    writeAll(2, output.err, deadline);
+    if (!writeAll(1, output.out, deadline) || !writeAll(2, output.err, deadline)) {
+      piped(claim, response.exitCode ?? 0);
+    }
   } catch (error) {
     if (isOutputStalled(error)) timedOut(claim, 'output', 0);
     fail(claim, cold().serveFailure(claim, error, 'its output'));

@@ -19,11 +19,17 @@ export function isOutputStalled(error: unknown): boolean {
  * Write all of `data` to `fd` before returning. Synchronous writes go straight
  * to the pipe, so exiting afterwards loses nothing (a `console.log` followed by
  * `process.exit` truncates large output). A non-blocking pipe that is full
- * (EAGAIN) is retried until `deadline` (then `OutputStalled`); a reader that
- * went away (EPIPE) ends the write quietly. Other errors (a full disk behind
- * a redirect) are thrown.
+ * (EAGAIN) is retried until `deadline` (then `OutputStalled`). A reader that
+ * went away (EPIPE) ends the write and returns false: a call's output then
+ * ends the call by SIGPIPE (see `finishCall`), as it ends a real command; a
+ * diagnostic is dropped. A closed fd (EBADF) is written to nothing, as Node
+ * does. Other errors (a full disk behind a redirect) are thrown.
  */
-export function writeAll(fd: number, data: Uint8Array, deadline = Number.POSITIVE_INFINITY): void {
+export function writeAll(
+  fd: number,
+  data: Uint8Array,
+  deadline = Number.POSITIVE_INFINITY,
+): boolean {
   let offset = 0;
   let backoff = 1;
   while (offset < data.length) {
@@ -38,8 +44,10 @@ export function writeAll(fd: number, data: Uint8Array, deadline = Number.POSITIV
         backoff = Math.min(backoff * 2, 16);
         continue;
       }
-      if (code === 'EPIPE' || code === 'EBADF') return;
+      if (code === 'EPIPE') return false;
+      if (code === 'EBADF') return true;
       throw error;
     }
   }
+  return true;
 }

@@ -1,6 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
+import { MAX_TIMER_MS } from '../internal/limits.js';
+import { killTree } from '../process/tree.js';
 import { type WindowsSpawn, windowsSpawn } from '../process/windows-command.js';
 import type { Claim } from '../queue/claim.js';
 import { formatCommand } from '../queue/format.js';
@@ -115,36 +117,80 @@ export type RealEnd =
   | { kind: 'timeout' }
   | { kind: 'missing'; message: string };
 
+/** How long a killed real command may take to be gone before the call ends without it. */
+const KILL_GRACE_MS = 1000;
+
 /**
  * Run the real command with the call's argv and stdio: stdin, stdout and
  * stderr are the call's own (inherited), so bytes and timing pass as they
- * are; stdin that was captured for the record is fed to it instead.
+ * are; stdin that was captured for the record is fed to it instead. It stays
+ * in the call's process group (a sandbox ends the program under test by its
+ * group), so at the deadline its whole tree is killed, not only the command:
+ * a grandchild holding the caller's stdout would keep the caller waiting.
  */
-export function runReal(claim: Claim, deadline: number, stdin: Buffer | undefined): RealEnd {
+export function runReal(
+  claim: Claim,
+  deadline: number,
+  stdin: Buffer | undefined,
+): Promise<RealEnd> {
   const real = locateReal(claim);
-  if (typeof real !== 'string') return real;
+  if (typeof real !== 'string') return Promise.resolve(real);
   const { name } = claim.config;
+  const cannotStart = (error: Error): RealEnd => ({
+    kind: 'missing',
+    message: `${label(claim)} could not start the real ${name} at ${real}: ${error.message}.`,
+  });
   // Recording keeps the output for the cassette: it is passed on when the command ends.
   const keep = claim.config.recordOutput === true;
   const how = realSpawn(real, claim.record.argv);
-  const result = spawnSync(how.file, how.args, {
-    windowsVerbatimArguments: how.windowsVerbatimArguments,
-    stdio: [stdin ? 'pipe' : 'inherit', keep ? 'pipe' : 'inherit', keep ? 'pipe' : 'inherit'],
-    input: stdin,
-    timeout: Math.max(1, deadline - Date.now()),
-    maxBuffer: 1024 ** 3,
-    windowsHide: true,
-  });
-  const out = keep ? ((result.stdout as Buffer | null) ?? Buffer.alloc(0)) : undefined;
-  const err = keep ? ((result.stderr as Buffer | null) ?? Buffer.alloc(0)) : undefined;
-  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT')
-    return { kind: 'timeout' };
-  if (result.error) {
-    return {
-      kind: 'missing',
-      message: `${label(claim)} could not start the real ${name} at ${real}: ${result.error.message}.`,
-    };
+  let child: ChildProcess;
+  try {
+    child = spawn(how.file, how.args, {
+      windowsVerbatimArguments: how.windowsVerbatimArguments,
+      stdio: [stdin ? 'pipe' : 'inherit', keep ? 'pipe' : 'inherit', keep ? 'pipe' : 'inherit'],
+      windowsHide: true,
+    });
+  } catch (error) {
+    return Promise.resolve(cannotStart(error as Error)); // EINVAL, a bad argument: thrown at once
   }
-  if (result.signal) return { kind: 'signal', signal: result.signal, out, err };
-  return { kind: 'exit', code: result.status ?? 0, out, err };
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+  if (stdin) {
+    child.stdin?.on('error', () => {}); // EPIPE: it ended without reading all of it
+    child.stdin?.end(stdin);
+  }
+  return new Promise((resolve) => {
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        const { pid } = child;
+        if (pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+          return resolve({ kind: 'timeout' });
+        }
+        // One it cannot kill (setuid, EPERM) does not hold the call past its deadline for good.
+        void killTree(pid).then(() =>
+          setTimeout(() => resolve({ kind: 'timeout' }), KILL_GRACE_MS),
+        );
+      },
+      Math.min(Math.max(1, deadline - Date.now()), MAX_TIMER_MS),
+    );
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve(cannotStart(error));
+    });
+    // Killed at the deadline: its end is enough (nothing it wrote is passed on).
+    child.once('exit', () => {
+      if (timedOut) resolve({ kind: 'timeout' });
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) return resolve({ kind: 'timeout' });
+      const output = keep ? { out: Buffer.concat(out), err: Buffer.concat(err) } : {};
+      if (signal) resolve({ kind: 'signal', signal, ...output });
+      else resolve({ kind: 'exit', code: code ?? 0, ...output });
+    });
+  });
 }

@@ -2,10 +2,10 @@ import { MAX_TIMER_MS } from '../internal/limits.js';
 import type { Claim } from '../queue/claim.js';
 import type { WireResponse } from '../queue/types.js';
 import type { Waiting } from './diagnostics.js';
-import { finishCall } from './finish.js';
+import { finishCall, piped } from './finish.js';
 import { faultedPassthrough } from './lazy.js';
 import { writeAll } from './output.js';
-import { runReal } from './passthrough.js';
+import { type RealEnd, runReal } from './passthrough.js';
 import { readStdin } from './stdin.js';
 
 /** What the hot half does once the wait is over. */
@@ -66,21 +66,26 @@ export async function wait(
   }
   if (response.passthrough) {
     waiting = 'passthrough';
-    const end =
-      typeof response.passthrough === 'object'
-        ? await faultedPassthrough().runFaulted(
-            claim,
-            deadline,
-            response.passthrough,
-            capture ? stdinLimitBytes : undefined,
-          )
-        : runReal(claim, deadline, fullStdin);
+    let end: RealEnd;
+    if (typeof response.passthrough === 'object') {
+      end = await faultedPassthrough().runFaulted(
+        claim,
+        deadline,
+        response.passthrough,
+        capture ? stdinLimitBytes : undefined,
+      );
+    } else {
+      // The real command's own deadline ends its tree first, then the call.
+      clearTimeout(timer);
+      end = await runReal(claim, deadline, fullStdin);
+    }
     clearTimeout(timer);
     if ((end.kind === 'exit' || end.kind === 'signal') && end.out && end.err) {
       claim.record.stdoutBase64 = end.out.toString('base64');
       claim.record.stderrBase64 = end.err.toString('base64');
-      writeAll(1, end.out, deadline);
-      writeAll(2, end.err, deadline);
+      if (!writeAll(1, end.out, deadline) || !writeAll(2, end.err, deadline)) {
+        piped(claim, end.kind === 'exit' ? end.code : 0);
+      }
     }
     if (end.kind === 'timeout') timedOut(claim, 'passthrough', 0);
     else if (end.kind === 'missing') finishCall(claim, 'failed', 127, end.message);
@@ -101,8 +106,12 @@ export async function wait(
       if (Date.now() + chunk.delayMs >= deadline) return; // left to the timeout timer, as above
       await new Promise((done) => setTimeout(done, chunk.delayMs));
     }
-    writeAll(1, Buffer.from(chunk.stdout ?? ''), deadline);
-    writeAll(2, Buffer.from(chunk.stderr ?? ''), deadline);
+    if (
+      !writeAll(1, Buffer.from(chunk.stdout ?? ''), deadline) ||
+      !writeAll(2, Buffer.from(chunk.stderr ?? ''), deadline)
+    ) {
+      piped(claim, response.exitCode ?? 0);
+    }
   }
   if (hang) {
     waiting = 'hang'; // until killed, or the timer ends it at the deadline

@@ -1,9 +1,10 @@
 // Process behaviours (MB-14): signal, hang, chunks, stdin per response,
 // exitAfterStdinEof — through real shims, seen by real callers.
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary, InvalidResponseError, MockExitCode } from '../../src/index.js';
-import { completion, runCommand, spawnTracked } from '../helpers/index.js';
+import { completion, intoClosedPipe, runCommand, spawnTracked, testDir } from '../helpers/index.js';
 
 describe('process behaviours', () => {
   it('MB-14 signal: the caller sees the fake end by that signal, after its output; the record says so', async () => {
@@ -115,6 +116,46 @@ describe('process behaviours', () => {
     child.stdin.end('bye\n');
     expect(await done).toMatchObject({ code: 3 });
     expect(server.lastCall()?.stdin).toBe('{"jsonrpc":"2.0"}\nbye\n');
+  });
+
+  it('MB-14 MB-06 output into a pipe whose reader has gone ends the call by SIGPIPE, as a real command ends: a pipefail script sees 141, the record says SIGPIPE', async () => {
+    await using git = createMockBinary('git', {
+      responses: [
+        { stdout: 'small\n', exitCode: 3 }, // static: the sh shim's, where it serves calls
+        { stdout: 'x'.repeat(200_000), exitCode: 3 }, // more than a pipe holds: the runner's
+        { chunks: [{ stdout: 'streamed\n' }], exitCode: 3 }, // the runner's
+        { stdout: 'out\n', stderr: 'err\n', exitCode: 3 }, // stderr the closed one
+      ],
+    });
+    const flag = join(testDir(), 'reader-closed');
+    const script = [
+      'set -o pipefail',
+      intoClosedPipe('git log', flag),
+      'echo "small $?"',
+      'git log | true', // the reader exits while a write that does not fit waits for it
+      'echo "large $?"',
+      intoClosedPipe('git log', flag),
+      'echo "chunks $?"',
+      intoClosedPipe('git log 2>&1 >/dev/null', flag),
+      'echo "stderr $?"',
+    ].join('\n');
+    const r = await runCommand('bash', ['-c', script], { env: git.env() });
+    expect([r.stdout.toString(), r.stderr.toString()]).toEqual([
+      'small 141\nlarge 141\nchunks 141\nstderr 141\n',
+      '',
+    ]);
+    expect(git.calls().map((c) => [c.status, c.signal, c.exitCode])).toEqual(
+      Array(4).fill(['exited', 'SIGPIPE', undefined]),
+    );
+    // Called by Node: ended by the signal, not an exit code.
+    git.enqueue({ stdout: 'x'.repeat(200_000) });
+    const child = spawnTracked('git', ['log'], {
+      env: git.env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const ended = completion(child);
+    child.stdout?.destroy();
+    expect(await ended).toMatchObject({ code: null, signal: 'SIGPIPE' });
   });
 
   it('MB-14 behaviour fields are validated where they are written', async () => {

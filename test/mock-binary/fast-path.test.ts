@@ -23,7 +23,14 @@ import {
   isShRecord,
   SHELLS,
 } from '../helpers/fast-path.js';
-import { completion, python3, runCommand, spawnTracked, testDir } from '../helpers/index.js';
+import {
+  completion,
+  intoClosedPipe,
+  python3,
+  runCommand,
+  spawnTracked,
+  testDir,
+} from '../helpers/index.js';
 import { responses } from '../helpers/parallel.js';
 import { generationDir } from '../helpers/protocol.js';
 
@@ -132,7 +139,7 @@ describe('PERF-07 the shell hands a call it started over to the runner', () => {
     }
   });
 
-  it('PERF-07 a reader that closed the pipe: the shell survives SIGPIPE and ends as the runner does, quietly with the scripted code (step s1)', async () => {
+  it('PERF-07 MB-14 a reader that closed the pipe: both paths end by SIGPIPE, as a real command does, and record it', async () => {
     for (const fastPath of [true, false]) {
       await using git = createMockBinary('git', {
         responses: [{ stdout: 'out\n', delayMs: 300, exitCode: 5 }],
@@ -142,8 +149,8 @@ describe('PERF-07 the shell hands a call it started over to the runner', () => {
       const script =
         'import os, subprocess, sys\nr, w = os.pipe()\np = subprocess.Popen([sys.argv[1]], stdout=w)\nos.close(w)\nos.close(r)\nprint(p.wait())';
       const r = await runCommand(python3(), ['-c', script, git.path]);
-      expect([r.stdout.toString(), r.stderr.toString()]).toEqual(['5\n', '']);
-      expect(git.lastCall()).toMatchObject({ status: 'exited', exitCode: 5 });
+      expect([r.stdout.toString(), r.stderr.toString()]).toEqual(['-13\n', '']);
+      expect(git.lastCall()).toMatchObject({ status: 'exited', signal: 'SIGPIPE' });
       expect(isShRecord(git, 1)).toBe(fastPath);
     }
   });
@@ -174,6 +181,44 @@ describe('PERF-07 the shell hands a call it started over to the runner', () => {
       ['failed', MockExitCode.broken],
     ]);
   });
+});
+
+describe('MB-14 MB-06 the shell meets a closed pipe as a real command does', () => {
+  for (const shell of SHELLS) {
+    it.skipIf(!shell.path)(
+      `MB-14 MB-06 output into a pipe whose reader has gone, on stdout or on stderr: the shell itself records SIGPIPE and ends by it, and a pipefail script sees 141 (${shell.name})`,
+      async () => {
+        await using git = createMockBinary('git', {
+          responses: [{ stdout: 'out\n', stderr: 'err\n', exitCode: 3 }],
+        });
+        const flag = join(testDir(), 'reader-closed');
+        // The shim run by this shell as sh (bash then in POSIX mode).
+        const call = '(exec -a sh "$SK_SHELL" "$SK_SHIM" log)';
+        const script = [
+          'set -o pipefail',
+          intoClosedPipe(call, flag),
+          'echo "stdout $?"',
+          intoClosedPipe(`${call} 2>&1 >/dev/null`, flag),
+          'echo "stderr $?"',
+        ].join('\n');
+        const env = { ...process.env, SK_SHELL: shell.path as string, SK_SHIM: git.path };
+        const r = await runCommand('bash', ['-c', script], { env });
+        expect([r.stdout.toString(), r.stderr.toString()]).toEqual([
+          'stdout 141\nstderr 141\n',
+          '',
+        ]);
+        expect(git.calls().map((c) => [c.status, c.signal, c.exitCode])).toEqual([
+          ['exited', 'SIGPIPE', undefined],
+          ['exited', 'SIGPIPE', undefined],
+        ]);
+        // Ended by the shell, not handed over: the runner's last line would carry endedAt.
+        for (const seq of [1, 2]) {
+          const record = readFileSync(join(generationDir(git), 'calls', `${seq}.json`), 'latin1');
+          expect(record.endsWith('\n{"status":"exited","signal":"SIGPIPE"}\n')).toBe(true);
+        }
+      },
+    );
+  }
 });
 
 describe('PERF-07 what the reviewers broke', () => {

@@ -1,12 +1,17 @@
 // Passthrough and spies (MB-15): the real command runs behind the mock, with
 // the same argv, stdio and ending, and every call is recorded.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { createMockBinary, InvalidOptionError, InvalidResponseError } from '../../src/index.js';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import {
+  createMockBinary,
+  InvalidOptionError,
+  InvalidResponseError,
+  MockExitCode,
+} from '../../src/index.js';
 import { realSpawn } from '../../src/runner/passthrough.js';
-import { runCommand, testDir } from '../helpers/index.js';
+import { isAlive, runCommand, testDir } from '../helpers/index.js';
 
 /** A "real" command named `name` in a dir of its own: prints its args, echoes stdin to stderr, exits as asked. */
 function realTool(name: string): string {
@@ -134,14 +139,59 @@ describe('passthrough and spies', () => {
     expect(tool.lastCall()).toMatchObject({ stdin: 'xxxxxxxxxx', stdinTruncated: true });
   });
 
-  it('MB-15 a real command ended by SIGPIPE (which Node survives) ends the call as a shell reports it: 141', async () => {
+  it('MB-15 MB-06 a real command ended by SIGPIPE (which Node ignores) ends the call by SIGPIPE too: a pipefail script sees 141, the record says SIGPIPE', async () => {
     await using yes = createMockBinary('yes', { spy: true });
-    const r = await runCommand('sh', ['-c', 'yes | head -c 3 >/dev/null'], {
-      env: yes.env(),
-    });
-    expect(r.code).toBe(0);
+    const script = 'set -o pipefail; yes | head -c 3 >/dev/null; echo "status $?"';
+    const r = await runCommand('bash', ['-c', script], { env: yes.env() });
+    expect(r.stdout.toString()).toBe('status 141\n');
     await yes.waitForCalls(1);
-    expect(yes.lastCall()).toMatchObject({ exitCode: 141, signal: undefined });
+    expect(yes.lastCall()).toMatchObject({
+      status: 'exited',
+      exitCode: undefined,
+      signal: 'SIGPIPE',
+    });
+  });
+
+  it('MB-15 MB-11 a passthrough that times out ends with its whole tree: a grandchild holding stdout is killed, so the caller reaches EOF at the deadline', async () => {
+    // The real command starts a grandchild that holds its stdout for 30 s and
+    // writes its pid down; killing only the direct child leaves the caller's
+    // $(…) open until the grandchild ends.
+    const dir = testDir();
+    const pidFile = join(dir, 'tree.pids');
+    writeFileSync(
+      join(dir, 'tool'),
+      '#!/bin/sh\nsleep 30 &\necho $$ $! >"$PID_FILE.tmp" && mv "$PID_FILE.tmp" "$PID_FILE"\necho started\nwait\n',
+      { mode: 0o755 },
+    );
+    // The real command and its grandchild.
+    const tree = () =>
+      (existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim().split(' ') : []).map(Number);
+    onTestFinished(() => {
+      for (const pid of tree()) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    await using tool = createMockBinary('tool', { spy: true, timeoutMs: 1000 });
+    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, PID_FILE: pidFile });
+    const started = Date.now();
+    const caller = runCommand('sh', ['-c', 'out=$(tool run); echo "status $? out $out"'], { env });
+    let giveUp: NodeJS.Timeout | undefined;
+    const r = await Promise.race([
+      caller,
+      new Promise<never>((_, reject) => {
+        giveUp = setTimeout(
+          () => reject(new Error('the caller was still waiting after 10 s')),
+          10_000,
+        );
+      }),
+    ]).finally(() => clearTimeout(giveUp));
+    const elapsed = Date.now() - started;
+    expect(r.stdout.toString()).toBe(`status ${MockExitCode.timeout} out started\n`);
+    expect(elapsed).toBeLessThan(10_000); // the sleep would hold it 30 s
+    expect(tool.lastCall()).toMatchObject({ status: 'timed-out', exitCode: MockExitCode.timeout });
+    expect(tool.lastCall()?.diagnostic).toContain(
+      'while the real command it passes through to ran',
+    );
+    expect(tree()).toHaveLength(2);
+    await vi.waitFor(() => expect(tree().filter(isAlive)).toEqual([]), { timeout: 5000 });
   });
 
   it('MB-15 a relative PATH entry such as "." never sends the real command back to the shim', async () => {

@@ -52,17 +52,17 @@ describe('the shim under a hostile shell', () => {
     await using git = createMockBinary('git', { recordEnv: true });
     const r = callWith(shell, git.path, ['status'], { FOO: '1', NODE_OPTIONS: '--no-warnings' });
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
-    expect(git.lastCall().env).toEqual({ FOO: '1', NODE_OPTIONS: '--no-warnings' });
+    expect(git.lastCall()?.env).toEqual({ FOO: '1', NODE_OPTIONS: '--no-warnings' });
     // What the caller did pass comes through as it was, SHLVL included.
     callWith(shell, git.path, ['status'], { FOO: '2', SHLVL: '7', PWD: '/stale' });
-    expect(git.lastCall().env).toEqual({ FOO: '2', SHLVL: '7', PWD: '/stale' });
+    expect(git.lastCall()?.env).toEqual({ FOO: '2', SHLVL: '7', PWD: '/stale' });
   });
 
   it('MB-06 a recordEnv list naming PWD, SHLVL and PATH records only what the caller passed', async () => {
     await using git = createMockBinary('git', { recordEnv: ['PWD', 'SHLVL', 'PATH', 'FOO'] });
     for (const [, shell] of SHELLS) {
       callWith(shell, git.path, [], { FOO: '1' });
-      expect(git.lastCall().env).toEqual({ FOO: '1' });
+      expect(git.lastCall()?.env).toEqual({ FOO: '1' });
     }
   });
 
