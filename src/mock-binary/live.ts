@@ -13,8 +13,8 @@ import {
   livePath,
 } from '../queue/live.js';
 import { fits } from '../queue/route.js';
-import { markExactEnv } from '../queue/writer.js';
 import type { MockMatch, MockResponse, WireMatch } from '../queue/types.js';
+import { markExactEnv } from '../queue/writer.js';
 import { toWireResponse } from './options.js';
 
 /**

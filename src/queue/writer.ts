@@ -18,12 +18,12 @@ import { join } from 'node:path';
 import { tryUnlink, writeFileAtomic } from './atomic.js';
 import { errnoCode, stateError } from './errors.js';
 import {
+  exactEnvPath,
   extraFragmentPath,
   fragmentPath,
   generationPath,
   outPath,
   queuePath,
-  exactEnvPath,
   routedPath,
   shStatePath,
 } from './layout.js';

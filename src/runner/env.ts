@@ -25,7 +25,8 @@ export function restoreCallerEnv(env: NodeJS.ProcessEnv): boolean {
   for (const entry of text.split('\0')) {
     const at = entry.indexOf('=');
     // getenv() finds the first of two entries of one name.
-    if (at > 0 && !caller.has(entry.slice(0, at))) caller.set(entry.slice(0, at), entry.slice(at + 1));
+    if (at > 0 && !caller.has(entry.slice(0, at)))
+      caller.set(entry.slice(0, at), entry.slice(at + 1));
   }
   for (const key of Object.keys(env)) delete env[key];
   for (const [key, value] of caller) env[key] = value;

@@ -2,7 +2,7 @@
 // settings (SHELLOPTS, exported functions) cannot change what a mock prints,
 // and a call records the env its caller passed, not the PWD, SHLVL or PATH
 // the shim's own shell added — run by dash, bash and busybox sh.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary } from '../../src/index.js';
 
@@ -25,7 +25,23 @@ function callWith(shell: string[], shim: string, args: string[], env: Record<str
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const HOSTILE = {
+/** The same, not blocking this process (a handler in it answers the call). */
+function callAsync(shell: string[], shim: string, env: Record<string, string>): Promise<string> {
+  const pairs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  const child = spawn('/usr/bin/env', ['-i', ...pairs, ...shell, shim], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  return new Promise((resolve) => child.on('close', () => resolve(out)));
+}
+
+/** Functions named like special builtins, or not a name: bash in POSIX mode will not import them and says so (its own rule, before any script). */
+const SPECIAL = ['exit', 'exec', 'unset', 'set', '['].map((name) => `BASH_FUNC_${name}%%`);
+
+const HOSTILE: Record<string, string> = {
   SHELLOPTS: 'xtrace:errexit:nounset:allexport:noclobber:noglob',
   'BASH_FUNC_exit%%': '() { echo hijacked exit; }',
   'BASH_FUNC_exec%%': '() { echo hijacked exec; }',
@@ -37,26 +53,34 @@ const HOSTILE = {
 
 describe('the shim under a hostile shell', () => {
   for (const fastPath of [true, false]) {
-    it.each(SHELLS)(`MB-20 SHELLOPTS and exported functions never change what the mock prints (%s, ${fastPath ? 'sh fast path' : 'runner'})`, async (_label, shell) => {
-      await using git = createMockBinary('git', {
-        fastPath,
-        responses: [{ stdout: 'main\n', stderr: 'note\n', exitCode: 3, times: 'always' }],
-      });
-      const r = callWith(shell, git.path, ['status', '*'], { ...HOSTILE, HOME: '/nonexistent' });
-      expect(r).toEqual({ code: 3, stdout: 'main\n', stderr: 'note\n' });
-      expect(git.calls().map((c) => [c.argv, c.exitCode])).toEqual([[['status', '*'], 3]]);
-    });
+    it.each(SHELLS)(
+      `MB-20 SHELLOPTS and exported functions never change what the mock prints (%s, ${fastPath ? 'sh fast path' : 'runner'})`,
+      async (_label, shell) => {
+        await using git = createMockBinary('git', {
+          fastPath,
+          responses: [{ stdout: 'main\n', stderr: 'note\n', exitCode: 3, times: 'always' }],
+        });
+        const env = { ...HOSTILE, HOME: '/nonexistent' };
+        if (shell.includes('--posix')) for (const name of SPECIAL) delete env[name];
+        const r = callWith(shell, git.path, ['status', '*'], env);
+        expect(r).toEqual({ code: 3, stdout: 'main\n', stderr: 'note\n' });
+        expect(git.calls().map((c) => [c.argv, c.exitCode])).toEqual([[['status', '*'], 3]]);
+      },
+    );
   }
 
-  it.each(SHELLS)('MB-06 a call records the env its caller passed, not what the shim\'s shell added (%s)', async (_label, shell) => {
-    await using git = createMockBinary('git', { recordEnv: true });
-    const r = callWith(shell, git.path, ['status'], { FOO: '1', NODE_OPTIONS: '--no-warnings' });
-    expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
-    expect(git.lastCall()?.env).toEqual({ FOO: '1', NODE_OPTIONS: '--no-warnings' });
-    // What the caller did pass comes through as it was, SHLVL included.
-    callWith(shell, git.path, ['status'], { FOO: '2', SHLVL: '7', PWD: '/stale' });
-    expect(git.lastCall()?.env).toEqual({ FOO: '2', SHLVL: '7', PWD: '/stale' });
-  });
+  it.each(SHELLS)(
+    "MB-06 a call records the env its caller passed, not what the shim's shell added (%s)",
+    async (_label, shell) => {
+      await using git = createMockBinary('git', { recordEnv: true });
+      const r = callWith(shell, git.path, ['status'], { FOO: '1', NODE_OPTIONS: '--no-warnings' });
+      expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(git.lastCall()?.env).toEqual({ FOO: '1', NODE_OPTIONS: '--no-warnings' });
+      // What the caller did pass comes through as it was, SHLVL included.
+      callWith(shell, git.path, ['status'], { FOO: '2', SHLVL: '7', PWD: '/stale' });
+      expect(git.lastCall()?.env).toEqual({ FOO: '2', SHLVL: '7', PWD: '/stale' });
+    },
+  );
 
   it('MB-06 a recordEnv list naming PWD, SHLVL and PATH records only what the caller passed', async () => {
     await using git = createMockBinary('git', { recordEnv: ['PWD', 'SHLVL', 'PATH', 'FOO'] });
@@ -83,7 +107,7 @@ describe('the shim under a hostile shell', () => {
       seen.push(call.env);
       return { stdout: 'live\n' };
     });
-    expect(callWith(['bash'], gh.path, [], { FOO: '1' }).stdout).toBe('live\n');
+    expect(await callAsync(['bash'], gh.path, { FOO: '1' })).toBe('live\n');
     expect(seen).toEqual([{ FOO: '1' }]);
   });
 });
