@@ -34,11 +34,18 @@ export function shimFileName(name: string, platform: NodeJS.Platform): string {
  * '<state>' "$@"`.
  */
 export function renderPosixShim(target: ShimTarget): string {
-  return fill(shimTemplate('posix.sh'), target, shQuote)
-    .replace('@@MOVE_ENV@@', () => posixMoveLines())
-    .replace('@@FAST@@', () =>
-      target.fast ? renderFastPath(target.fast.config, target.fast.tools) : '',
-    );
+  return (
+    fill(shimTemplate('posix.sh'), target, shQuote)
+      .replaceAll('@@NAME_SH@@', () => shQuote(JSON.stringify(target.name)))
+      // Inside a JSON string: the name's JSON, escaped again.
+      .replaceAll('@@NAME_JSON@@', () =>
+        shQuote(JSON.stringify(JSON.stringify(target.name)).slice(1, -1)),
+      )
+      .replace('@@MOVE_ENV@@', () => posixMoveLines())
+      .replace('@@FAST@@', () =>
+        target.fast ? renderFastPath(target.fast.config, target.fast.tools) : '',
+      )
+  );
 }
 
 /** The fast path of a POSIX shim (shims/posix-fast.sh) for a mock with `config`. */

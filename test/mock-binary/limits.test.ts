@@ -1,0 +1,64 @@
+// A caller's low open-file limit (MB-20): Node needs about 20 open files to
+// start and dies at once below that, saying nothing. The shim raises a low
+// soft limit where the hard one lets it, and otherwise fails the call with a
+// one-line diagnostic and a record, never a silent crash.
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { createMockBinary, MockExitCode } from '../../src/index.js';
+
+/** Call `shim a b` from bash after `ulimit <limit>`. */
+function callUnder(limit: string, shim: string) {
+  const r = spawnSync('bash', ['-c', `ulimit ${limit} || exit 99; "$0" a b`, shim], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const WHY =
+  "the open-file limit (ulimit -n) is 16 and its hard limit lets it rise no higher, but Node needs 20 to run the mock's runner: raise it before the call (ulimit -n 64), or script a static response, which the shell serves";
+
+describe('a low open-file limit', () => {
+  for (const fastPath of [true, false]) {
+    const path = fastPath ? 'sh fast path on' : 'runner only';
+    it(`MB-20 a soft limit of 16 is raised for the runner: the call is served as scripted (${path})`, async () => {
+      await using git = createMockBinary('git', {
+        fastPath,
+        responses: [{ stdout: 'one\n', chunks: [{ stdout: 'two\n' }] }],
+      });
+      expect(callUnder('-S -n 16', git.path)).toEqual({
+        code: 0,
+        stdout: 'one\ntwo\n',
+        stderr: '',
+      });
+      expect(git.calls().map((c) => [c.status, c.exitCode])).toEqual([['exited', 0]]);
+    });
+
+    it(`MB-20 a hard limit of 16 fails a runner call with a one-line diagnostic and a record (${path})`, async () => {
+      await using git = createMockBinary('git', {
+        fastPath,
+        responses: [{ stdout: 'one\n', chunks: [{ stdout: 'two\n' }] }],
+      });
+      expect(callUnder('-n 16', git.path)).toEqual({
+        code: MockExitCode.broken,
+        stdout: '',
+        stderr: `shimkit: mock "git": ${WHY}\n`,
+      });
+      expect(git.calls()).toMatchObject([
+        {
+          argv: ['a', 'b'],
+          status: 'failed',
+          exitCode: MockExitCode.broken,
+          diagnostic: `mock "git": ${WHY}`,
+          responseSource: 'none',
+        },
+      ]);
+    });
+  }
+
+  it('MB-20 a hard limit of 16 still lets the shell serve a static response', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'static\n' }] });
+    expect(callUnder('-n 16', git.path)).toEqual({ code: 0, stdout: 'static\n', stderr: '' });
+    expect(git.calls().map((c) => [c.status, c.exitCode])).toEqual([['exited', 0]]);
+  });
+});
