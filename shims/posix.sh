@@ -16,34 +16,30 @@
 # the runner puts them back for the call record.
 shimkit_state=@@STATE@@ shimkit_resumed=
 @@FAST@@
-# Node needs about 20 open files to start, and below that dies at once
-# saying nothing: a soft limit that low is raised where the hard one lets
-# it; else the call fails here, with a diagnostic and a record.
-case $(ulimit -n 2>/dev/null) in
-[0-9] | [12][0-9] | 3[01])
-  ulimit -S -n 64 2>/dev/null || ulimit -S -n "$(ulimit -H -n)" 2>/dev/null
-  case $(ulimit -n 2>/dev/null) in
-  [0-9] | 1[0-9])
-    shimkit_why="the open-file limit (ulimit -n) is $(ulimit -n) and its hard limit lets it rise no higher, but Node needs 20 to run the mock's runner: raise it before the call (ulimit -n 64), or script a static response, which the shell serves"
-    printf 'shimkit: mock %s: %s\n' @@NAME_SH@@ "$shimkit_why" >&2
-    # The record, as the sh fast path writes one (src/queue/records.ts).
-    IFS= read -r shimkit_line <"$shimkit_state/state.json"
-    shimkit_gen=${shimkit_line#*'"generation":"'} && shimkit_gen=${shimkit_gen%%'"'*}
-    shimkit_d=$shimkit_state/$shimkit_gen shimkit_k=1
-    umask 077
-    set -C
-    until command exec 9>"$shimkit_d/calls/$shimkit_k.json"; do
-      [ -e "$shimkit_d/calls/$shimkit_k.json" ] || exit 122
-      shimkit_k=$((shimkit_k + 1))
-    done 2>/dev/null
-    {
-      printf '{"sh":1,"seq":%s,"pid":%s,"ppid":%s,"argc":%s,"status":"running"}\n' "$shimkit_k" "$$" "$PPID" "$#"
-      pwd -P && printf '\0' && { [ "$#" = 0 ] || printf '%s\0' "$@"; }
-      printf '{"source":"none"}\n{"status":"failed","exitCode":122,"diagnostic":"mock %s: %s"}\n' @@NAME_JSON@@ "$shimkit_why"
-    } >&9
-    exit 122
-    ;;
-  esac
+# Node raises its soft open-file limit to the hard one, but needs about
+# 20 open files to start (24 with the runner's) and below that dies at
+# once, saying nothing: a hard limit that low fails the call here, with a
+# diagnostic and a record.
+case $(ulimit -H -n 2>/dev/null) in
+[0-9] | 1[0-9] | 2[0-3])
+  shimkit_why="the hard open-file limit (ulimit -Hn) is $(ulimit -H -n), but Node needs 24 open files to run the mock's runner: raise it before the call (ulimit -n 64), or script a static response, which the shell serves"
+  printf 'shimkit: mock %s: %s\n' @@NAME_SH@@ "$shimkit_why" >&2
+  # The record, as the sh fast path writes one (src/queue/records.ts).
+  IFS= read -r shimkit_line <"$shimkit_state/state.json"
+  shimkit_gen=${shimkit_line#*'"generation":"'} && shimkit_gen=${shimkit_gen%%'"'*}
+  shimkit_d=$shimkit_state/$shimkit_gen shimkit_k=1
+  umask 077
+  set -C
+  until command exec 9>"$shimkit_d/calls/$shimkit_k.json"; do
+    [ -e "$shimkit_d/calls/$shimkit_k.json" ] || exit 122
+    shimkit_k=$((shimkit_k + 1))
+  done 2>/dev/null
+  {
+    printf '{"sh":1,"seq":%s,"pid":%s,"ppid":%s,"argc":%s,"status":"running"}\n' "$shimkit_k" "$$" "$PPID" "$#"
+    pwd -P && printf '\0' && { [ "$#" = 0 ] || printf '%s\0' "$@"; }
+    printf '{"source":"none"}\n{"status":"failed","exitCode":122,"diagnostic":"mock %s: %s"}\n' @@NAME_JSON@@ "$shimkit_why"
+  } >&9
+  exit 122
   ;;
 esac
 # Where a call's env matters (see exact-env in src/queue/layout.ts), the

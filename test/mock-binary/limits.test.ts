@@ -1,7 +1,7 @@
-// A caller's low open-file limit (MB-20): Node needs about 20 open files to
-// start and dies at once below that, saying nothing. The shim raises a low
-// soft limit where the hard one lets it, and otherwise fails the call with a
-// one-line diagnostic and a record, never a silent crash.
+// A caller's low open-file limit (MB-20): Node raises its soft limit to the
+// hard one, but needs about 20 open files to start and dies at once below
+// that, saying nothing. A hard limit that low fails a runner call in the
+// shim, with a one-line diagnostic and a record, never a silent crash.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary, MockExitCode } from '../../src/index.js';
@@ -16,12 +16,12 @@ function callUnder(limit: string, shim: string) {
 }
 
 const WHY =
-  "the open-file limit (ulimit -n) is 16 and its hard limit lets it rise no higher, but Node needs 20 to run the mock's runner: raise it before the call (ulimit -n 64), or script a static response, which the shell serves";
+  "the hard open-file limit (ulimit -Hn) is 16, but Node needs 24 open files to run the mock's runner: raise it before the call (ulimit -n 64), or script a static response, which the shell serves";
 
 describe('a low open-file limit', () => {
   for (const fastPath of [true, false]) {
     const path = fastPath ? 'sh fast path on' : 'runner only';
-    it(`MB-20 a soft limit of 16 is raised for the runner: the call is served as scripted (${path})`, async () => {
+    it(`MB-20 a soft limit of 16 under a higher hard one does not stop the runner: the call is served as scripted (${path})`, async () => {
       await using git = createMockBinary('git', {
         fastPath,
         responses: [{ stdout: 'one\n', chunks: [{ stdout: 'two\n' }] }],
