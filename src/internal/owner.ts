@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
-import { ShimkitError } from './errors.js';
+import { InvalidOptionError, ShimkitError } from './errors.js';
 
 /**
  * Requirement SEC-03: a dir shimkit puts shims or state in, and did not
@@ -84,7 +84,7 @@ export function assertOwnDir(
     );
   }
   if (problem === 'not-dir') {
-    throw new NotOwnedError(`${what}, ${path}, is not a dir. ${advice}`, path);
+    throw new InvalidOptionError(`${what}, ${path}, is not a dir. ${advice}`);
   }
   throw new NotOwnedError(
     `${what}, ${path}, belongs to ${userName(problem, host)}, not to this process's user (uid ${host.uid}): its owner could change what is in it, and so what runs as this user. ${advice}`,

@@ -58,9 +58,10 @@ describe('the shim under a hostile shell', () => {
       async (_label, shell) => {
         await using git = createMockBinary('git', {
           fastPath,
-          responses: [{ stdout: 'main\n', stderr: 'note\n', exitCode: 3, times: 'always' }],
+          // (`times` or `match` would make every call the runner's)
+          responses: [{ stdout: 'main\n', stderr: 'note\n', exitCode: 3 }],
         });
-        const env = { ...HOSTILE, HOME: '/nonexistent' };
+        const env: Record<string, string> = { ...HOSTILE, HOME: '/nonexistent' };
         if (shell.includes('--posix')) for (const name of SPECIAL) delete env[name];
         const r = callWith(shell, git.path, ['status', '*'], env);
         expect(r).toEqual({ code: 3, stdout: 'main\n', stderr: 'note\n' });
