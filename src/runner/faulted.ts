@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { MAX_TIMER_MS } from '../internal/limits.js';
+import { killTree } from '../process/tree.js';
 import { FrameProxy } from '../proxy/proxy.js';
 import { passthroughSettings } from '../proxy/settings.js';
 import { StreamPair } from '../proxy/stream-pair.js';
 import type { Claim } from '../queue/claim.js';
 import type { PassthroughFaults } from '../queue/types.js';
 import { label } from './diagnostics.js';
-import { locateReal, type RealEnd, realSpawn } from './passthrough.js';
+import { KILL_GRACE_MS, locateReal, type RealEnd, realSpawn } from './passthrough.js';
 
 /**
  * `passthrough: { framing, faults }` (requirement PX-14): the real command
@@ -67,14 +69,27 @@ export async function runFaulted(
   callerSide.on('error', () => {});
   commandSide.on('error', () => {});
   const connection = proxy.attach(callerSide, commandSide);
-  const timer = setTimeout(() => child.kill('SIGKILL'), Math.max(1, deadline - Date.now()));
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.once('close', (c, s) => resolve([c, s])),
-  );
-  clearTimeout(timer);
+  // At the deadline its whole tree goes (a grandchild may hold the call's
+  // stderr), and one it cannot kill does not hold the call for good.
+  let timedOut = false;
+  const ended = await new Promise<[number | null, NodeJS.Signals | null] | 'timeout'>((resolve) => {
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        const { pid } = child;
+        if (pid === undefined) return resolve('timeout');
+        void killTree(pid).then(() => setTimeout(() => resolve('timeout'), KILL_GRACE_MS));
+      },
+      Math.min(Math.max(1, deadline - Date.now()), MAX_TIMER_MS),
+    );
+    child.once('close', (c, s) => {
+      clearTimeout(timer);
+      resolve(timedOut ? 'timeout' : [c, s]);
+    });
+  });
   // What the command wrote last may still be on its way to the caller.
   await new Promise<void>((resolve) => {
-    if (process.stdout.writableLength === 0) resolve();
+    if (ended === 'timeout' || process.stdout.writableLength === 0) resolve();
     else process.stdout.once('drain', () => resolve());
   });
   const { c2s, s2c, faults } = connection.stats();
@@ -85,7 +100,8 @@ export async function runFaulted(
     if (captured.truncated) claim.record.stdinTruncated = true;
     if (!process.stdin.readableEnded) claim.record.stdinOpen = true;
   }
-  if (Date.now() >= deadline && signal === 'SIGKILL') return { kind: 'timeout' };
+  if (ended === 'timeout') return { kind: 'timeout' };
+  const [code, signal] = ended;
   if (signal) return { kind: 'signal', signal };
   return { kind: 'exit', code: code ?? 0 };
 }

@@ -118,7 +118,7 @@ export type RealEnd =
   | { kind: 'missing'; message: string };
 
 /** How long a killed real command may take to be gone before the call ends without it. */
-const KILL_GRACE_MS = 1000;
+export const KILL_GRACE_MS = 1000;
 
 /**
  * Run the real command with the call's argv and stdio: stdin, stdout and

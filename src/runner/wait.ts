@@ -67,6 +67,8 @@ export async function wait(
   if (response.passthrough) {
     waiting = 'passthrough';
     let end: RealEnd;
+    // The real command's own deadline ends its tree first, then the call.
+    clearTimeout(timer);
     if (typeof response.passthrough === 'object') {
       end = await faultedPassthrough().runFaulted(
         claim,
@@ -75,11 +77,8 @@ export async function wait(
         capture ? stdinLimitBytes : undefined,
       );
     } else {
-      // The real command's own deadline ends its tree first, then the call.
-      clearTimeout(timer);
       end = await runReal(claim, deadline, fullStdin);
     }
-    clearTimeout(timer);
     if ((end.kind === 'exit' || end.kind === 'signal') && end.out && end.err) {
       claim.record.stdoutBase64 = end.out.toString('base64');
       claim.record.stderrBase64 = end.err.toString('base64');
