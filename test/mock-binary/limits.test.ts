@@ -57,7 +57,10 @@ describe('a low open-file limit', () => {
   }
 
   it('MB-20 a hard limit of 16 still lets the shell serve a static response', async () => {
-    await using git = createMockBinary('git', { responses: [{ stdout: 'static\n' }] });
+    await using git = createMockBinary('git', {
+      fastPath: true,
+      responses: [{ stdout: 'static\n' }],
+    });
     expect(callUnder('-n 16', git.path)).toEqual({ code: 0, stdout: 'static\n', stderr: '' });
     expect(git.calls().map((c) => [c.status, c.exitCode])).toEqual([['exited', 0]]);
   });
