@@ -42,7 +42,7 @@ case $(ulimit -H -n 2>/dev/null) in
   exit 122
   ;;
 esac
-# Where a call's env matters (see exact-env in src/queue/layout.ts), the
+# Where a call's env is recorded or matched (exact-env, src/queue/layout.ts), the
 # runner gets it exactly as the caller passed it, from /proc, before this
 # shell added PWD, SHLVL or PATH, or dropped what it cannot name.
 SHIMKIT_CALLER_ENV=

@@ -1,5 +1,4 @@
 import { type FSWatcher, mkdirSync, readdirSync, readFileSync, watch } from 'node:fs';
-import { dirname } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
@@ -14,7 +13,6 @@ import {
 } from '../queue/live.js';
 import { fits } from '../queue/route.js';
 import type { MockMatch, MockResponse, WireMatch } from '../queue/types.js';
-import { markExactEnv } from '../queue/writer.js';
 import { toWireResponse } from './options.js';
 
 /**
@@ -180,7 +178,6 @@ export class LiveChannel {
       if (!active) this.stop();
       return;
     }
-    markExactEnv(dirname(genDir)); // a handler or hold sees the env the caller passed
     mkdirSync(liveDir(genDir), { recursive: true, mode: 0o700 });
     writeFileAtomic(
       livePath(genDir),

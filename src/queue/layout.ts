@@ -18,9 +18,10 @@ import { sep } from 'node:path';
  *                               only the runner can act it out. Written just before line n, in plain generations only.
  *   <state>/state.sh            the live generation for the sh shim (`shimkit_gen=g1 shimkit_on=1`)
  *   <state>/default.sh          the `default` response, and `fallback.sh` the `onExhausted` one, as sh/<n>
- *   <state>/exact-env           exists once a call's env matters (recordEnv, a spy or passthrough, match.env,
- *                               a handler or hold): the shim then hands the runner the env exactly as the
- *                               caller passed it, before its shell added PWD, SHLVL … (src/runner/env.ts)
+ *   <state>/exact-env           exists once a call's env is recorded or matched (recordEnv, match.env, a spy
+ *                               or passthrough): the shim then hands the runner the env exactly as the caller
+ *                               passed it, before its shell added PWD, SHLVL … (src/runner/env.ts); a fork
+ *                               and ~1 ms a call, so only then
  *
  * Every mock instance gets a state dir of its own whose name is never used
  * again (`state/<name>.<id>`), and `reset()` moves to the next generation of

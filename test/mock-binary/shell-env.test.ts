@@ -91,7 +91,7 @@ describe('the shim under a hostile shell', () => {
     }
   });
 
-  it('MB-13 match.env and a handler see the env the caller passed: no PWD where the caller gave none', async () => {
+  it('MB-13 match.env, and a handler of a mock that records env, see the env the caller passed: no PWD where the caller gave none', async () => {
     await using git = createMockBinary('git', {
       responses: [
         { match: { env: { PWD: /./ } }, stdout: 'saw a PWD\n', times: 'always' },
@@ -102,7 +102,8 @@ describe('the shim under a hostile shell', () => {
       expect(callWith(shell, git.path, [], { FOO: '1' }).stdout).toBe('no PWD\n');
       expect(callWith(shell, git.path, [], { PWD: '/' }).stdout).toBe('saw a PWD\n');
     }
-    await using gh = createMockBinary('gh');
+    // A handler sees the exact env where the mock records env (else what the shell passed on).
+    await using gh = createMockBinary('gh', { recordEnv: ['FOO'] });
     const seen: Array<Record<string, string>> = [];
     gh.handle((call) => {
       seen.push(call.env);
