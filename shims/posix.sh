@@ -19,8 +19,9 @@ shimkit_state=@@STATE@@ shimkit_resumed=
 # Node raises its soft open-file limit to the hard one, but needs about
 # 20 open files to start (24 with the runner's) and below that dies at
 # once, saying nothing: a hard limit that low fails the call here, with a
-# diagnostic and a record.
-case $(ulimit -H -n 2>/dev/null) in
+# diagnostic and a record. Setting the soft limit to 24 tells without a
+# fork (Node sets it to the hard one again as it starts).
+ulimit -S -n 24 2>/dev/null || case $(ulimit -H -n 2>/dev/null) in
 [0-9] | 1[0-9] | 2[0-3])
   shimkit_why="the hard open-file limit (ulimit -Hn) is $(ulimit -H -n), but Node needs 24 open files to run the mock's runner: raise it before the call (ulimit -n 64), or script a static response, which the shell serves"
   printf 'shimkit: mock %s: %s\n' @@NAME_SH@@ "$shimkit_why" >&2
