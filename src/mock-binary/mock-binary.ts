@@ -1,56 +1,30 @@
-import { chmodSync, existsSync, renameSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { describeValue } from '../internal/describe.js';
-import {
-  CallAssertionError,
-  DisposedError,
-  InvalidOptionError,
-  UnusedResponsesError,
-  WaitTimeoutError,
-} from '../internal/errors.js';
-import { DEFAULT_WAIT_MS } from '../internal/limits.js';
-import { checkOptionKeys } from '../internal/options.js';
+// MockBinary, the class users see: its lifecycle (create, reopen, reset,
+// dispose), install/env and the live handle/hold channel, with the public
+// TSDoc; the work is delegated to host.ts (making the mock on disk, enqueue),
+// call-queries.ts (calls, waits, assertions, the not-done report),
+// availability.ts (makeUnavailable) and dispose.ts (cassette, strict report,
+// removal), which see the mock through small views (CallView, ShimFile).
+import { join } from 'node:path';
+import { DisposedError, UnusedResponsesError } from '../internal/errors.js';
 import type { Env } from '../internal/path-env.js';
-import { tryUnlink, writeFileAtomic } from '../queue/atomic.js';
-import { stateError } from '../queue/errors.js';
+import { countCalls, liveGeneration, queueLength, RecordCache } from '../queue/reader.js';
+import type { ArgMatcher, MockMatch } from '../queue/types.js';
+import { resetState } from '../queue/writer.js';
+import { makeAvailable, makeUnavailable, type ShimFile } from './availability.js';
 import {
-  countCalls,
-  liveGeneration,
-  queueLength,
-  RecordCache,
-  readSnapshot,
-} from '../queue/reader.js';
-import { describeArg, mismatch } from '../queue/route.js';
-import type { ArgMatcher, MockMatch, WireArg } from '../queue/types.js';
-import { appendToQueue, createInstance, resetState, retire } from '../queue/writer.js';
-import { callsOf, notDoneReport } from './calls.js';
-import { writeCassette } from './cassette.js';
-import { formatCalls } from './diagnostics.js';
+  assertNthCallOf,
+  type CallView,
+  callsFrom,
+  notDoneReportOf,
+  nthCallFrom,
+  waitForCallsOf,
+} from './call-queries.js';
+import { type DisposeSettings, removeMockFiles, reportBeforeDispose } from './dispose.js';
+import { enqueueResponses, type MockHost, type MockInit, makeInstance } from './host.js';
 import { type HeldCall, LiveChannel, type LiveHandler } from './live.js';
 import type { ResolvedOptions } from './options.js';
-import { toWireArgs, toWireResponse } from './options.js';
-import { shTools } from './sh-tools.js';
-import { renderShim, type ShimTarget, shimFileName } from './shim.js';
+import { shimFileName } from './shim.js';
 import type { MockCall, MockResponse, WaitForCallsOptions } from './types.js';
-
-/** The shim's fast path, when the mock's config has one (see sh-tools.ts). */
-function fastPathOf(config: ResolvedOptions['config']): ShimTarget['fast'] {
-  return config.sh ? { config, tools: shTools() } : undefined;
-}
-
-/** What a mock needs from the bin dir that holds it (see MockBinDir). */
-export interface MockHost {
-  /** The shim dir. */
-  readonly dir: string;
-  /** The temp dir holding the shim dir and every mock's state. */
-  readonly root: string;
-  /** The Node and runner the shim runs. */
-  shimFiles(nodePath: string): { nodePath: string; runnerPath: string };
-  env(base?: Env): Env;
-  install(): unknown;
-  uninstall(): unknown;
-  dispose(): Promise<void>;
-}
 
 /**
  * A fake command on PATH whose calls are scripted one by one and recorded.
@@ -74,12 +48,12 @@ export class MockBinary {
   readonly #bin: MockHost;
   readonly #forget: () => void;
   readonly #records = new RecordCache();
-  readonly #strict: boolean;
-  readonly #platform: NodeJS.Platform;
-  readonly #recordTo: string | undefined;
+  readonly #settings: DisposeSettings;
   #liveChannel: LiveChannel | undefined;
   #ownsBin = false;
   #disposed = false;
+  /** What call-queries.ts and availability.ts read of this mock. */
+  readonly #view: CallView & ShimFile;
 
   /** @internal Use `createMockBinary()` or `bin.mock()`. */
   static create(
@@ -89,32 +63,7 @@ export class MockBinary {
     forget: () => void,
     instance?: string,
   ): MockBinary {
-    const path = join(bin.dir, shimFileName(name, options.platform));
-    // A state dir of its own that no earlier mock of this name had (MB-18),
-    // with its responses (already validated); the shim appears last and
-    // whole, so it is never run half-made or ahead of its state.
-    const stateDir = createInstance(join(bin.root, 'state'), name, options.config, instance);
-    try {
-      if (options.responses.length > 0) {
-        appendToQueue(stateDir, options.responses);
-      }
-      const shim = renderShim(
-        {
-          name,
-          ...bin.shimFiles(options.nodePath),
-          nodeFlags: options.nodeFlags,
-          stateDir,
-          shimDir: bin.dir,
-          root: bin.root,
-          fast: fastPathOf(options.config),
-        },
-        options.platform,
-      );
-      writeFileAtomic(path, shim, 0o700); // an exclusive, randomly named temp file renamed into place
-    } catch (error) {
-      retire(stateDir);
-      throw stateError(error, path, 'test');
-    }
+    const stateDir = makeInstance(bin, name, options, instance);
     return new MockBinary(bin, name, { ...options, stateDir }, forget);
   }
 
@@ -125,32 +74,29 @@ export class MockBinary {
   static reopen(
     bin: MockHost,
     name: string,
-    init: { stateDir: string; strict: boolean; platform: NodeJS.Platform },
+    init: Omit<MockInit, 'recordTo'>,
     forget: () => void,
   ): MockBinary {
     return new MockBinary(bin, name, { ...init, recordTo: undefined }, forget);
   }
 
-  private constructor(
-    bin: MockHost,
-    name: string,
-    init: {
-      stateDir: string;
-      strict: boolean;
-      platform: NodeJS.Platform;
-      recordTo: string | undefined;
-    },
-    forget: () => void,
-  ) {
+  private constructor(bin: MockHost, name: string, init: MockInit, forget: () => void) {
     this.name = name;
     this.#bin = bin;
     this.#forget = forget;
-    this.#strict = init.strict;
-    this.#platform = init.platform;
-    this.#recordTo = init.recordTo;
+    this.#settings = { recordTo: init.recordTo, strict: init.strict };
     this.dir = bin.dir;
     this.path = join(bin.dir, shimFileName(name, init.platform));
     this.stateDir = init.stateDir;
+    this.#view = {
+      name,
+      stateDir: this.stateDir,
+      path: this.path,
+      dir: this.dir,
+      platform: init.platform,
+      records: this.#records,
+      assertLive: () => this.#assertLive(),
+    };
   }
 
   /**
@@ -168,40 +114,15 @@ export class MockBinary {
    */
   makeUnavailable(code: 'ENOENT' | 'EACCES'): this {
     this.#assertLive();
-    if (code !== 'ENOENT' && code !== 'EACCES') {
-      throw new InvalidOptionError(
-        `Expected makeUnavailable() on mock "${this.name}" to get 'ENOENT' (not found) or 'EACCES' (not executable), got ${describeValue(code)}.`,
-      );
-    }
-    if (code === 'EACCES' && this.#platform === 'win32') {
-      throw new InvalidOptionError(
-        `makeUnavailable('EACCES') on mock "${this.name}": Windows has no exec bit to take away; use 'ENOENT'.`,
-      );
-    }
-    this.makeAvailable();
-    try {
-      if (code === 'ENOENT') renameSync(this.path, this.#asidePath());
-      else chmodSync(this.path, 0o600);
-    } catch (error) {
-      throw stateError(error, this.path, 'test');
-    }
+    makeUnavailable(this.#view, code);
     return this;
   }
 
   /** Undo `makeUnavailable()`: the command starts again. */
   makeAvailable(): this {
     this.#assertLive();
-    try {
-      if (existsSync(this.#asidePath())) renameSync(this.#asidePath(), this.path);
-      chmodSync(this.path, 0o700);
-    } catch (error) {
-      throw stateError(error, this.path, 'test');
-    }
+    makeAvailable(this.#view);
     return this;
-  }
-
-  #asidePath(): string {
-    return join(this.dir, `.${basename(this.path)}.unavailable`);
   }
 
   /**
@@ -257,16 +178,7 @@ export class MockBinary {
    */
   enqueue(responses: MockResponse | readonly MockResponse[]): this {
     this.#assertLive();
-    const list = Array.isArray(responses) ? responses : [responses];
-    const wire = list.map((response, i) =>
-      toWireResponse(
-        response,
-        Array.isArray(responses)
-          ? `response [${i}] passed to enqueue() on mock "${this.name}"`
-          : `the response passed to enqueue() on mock "${this.name}"`,
-      ),
-    );
-    if (wire.length > 0) appendToQueue(this.stateDir, wire);
+    enqueueResponses(this.stateDir, this.name, responses);
     return this;
   }
 
@@ -277,8 +189,7 @@ export class MockBinary {
 
   /** Every call so far, in the order they reached the queue (see `MockCall.index`). */
   calls(): MockCall[] {
-    this.#assertLive();
-    return callsOf(readSnapshot(this.stateDir, this.#records, { queue: false }));
+    return callsFrom(this.#view);
   }
 
   /** Number of calls so far (running ones included). */
@@ -297,19 +208,7 @@ export class MockBinary {
    * Throws a `CallAssertionError` listing the calls if there is none.
    */
   nthCall(n: number): MockCall {
-    if (!Number.isInteger(n) || n < 1) {
-      throw new InvalidOptionError(
-        `Expected the call number of nthCall() on mock "${this.name}" to be an integer >= 1 (calls count from 1), got ${describeValue(n)}.`,
-      );
-    }
-    const calls = this.calls();
-    const call = calls[n - 1];
-    if (!call) {
-      throw new CallAssertionError(
-        `mock "${this.name}" has no call #${n}: it was called ${calls.length} time${calls.length === 1 ? '' : 's'}.\n${formatCalls(this.name, calls)}`,
-      );
-    }
-    return call;
+    return nthCallFrom(this.#view, n);
   }
 
   /**
@@ -321,20 +220,7 @@ export class MockBinary {
    * git.assertNthCall(2, ['push', 'origin', /^release\//]);
    */
   assertNthCall(n: number, args: readonly ArgMatcher[]): void {
-    const call = this.nthCall(n);
-    let expected: WireArg[];
-    try {
-      expected = toWireArgs(args, 'the arguments passed to assertNthCall()');
-    } catch (error) {
-      throw new InvalidOptionError((error as Error).message);
-    }
-    const why = mismatch({ args: expected }, { argv: call.argv, cwd: call.cwd, env: {} });
-    if (why === undefined) return;
-    throw new CallAssertionError(
-      `mock "${this.name}" call #${n} had other arguments: ${why}\n` +
-        `  expected: [${expected.map(describeArg).join(', ')}]\n` +
-        `  got:      ${JSON.stringify(call.argv)}\n${formatCalls(this.name, this.calls())}`,
-    );
+    assertNthCallOf(this.#view, n, args);
   }
 
   /** Number of responses queued since creation or the last `reset()` (used ones included). */
@@ -347,54 +233,8 @@ export class MockBinary {
    * Resolve with the calls once at least `n` have finished (or started, with
    * `until: 'started'`); reject with a `WaitTimeoutError` after `timeoutMs`.
    */
-  async waitForCalls(n: number, options: WaitForCallsOptions = {}): Promise<MockCall[]> {
-    const where = `mock "${this.name}".waitForCalls()`;
-    if (typeof options === 'number') {
-      throw new InvalidOptionError(
-        `The second argument of ${where} is an options object: pass { timeoutMs: ${options} }.`,
-      );
-    }
-    const { timeoutMs = DEFAULT_WAIT_MS, until = 'finished' } = checkOptionKeys(
-      options,
-      ['timeoutMs', 'until'],
-      where,
-    );
-    if (!Number.isInteger(n) || n < 0) {
-      throw new InvalidOptionError(
-        `Expected the count passed to ${where} to be an integer >= 0, got ${describeValue(n)}.`,
-      );
-    }
-    if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
-      throw new InvalidOptionError(
-        `Expected the \`timeoutMs\` option of ${where} to be a number >= 0, got ${describeValue(timeoutMs)}.`,
-      );
-    }
-    if (until !== 'started' && until !== 'finished') {
-      throw new InvalidOptionError(
-        `Expected the \`until\` option of ${where} to be "started" or "finished", got ${describeValue(until)}.`,
-      );
-    }
-    const deadline = Date.now() + timeoutMs;
-    let pause = 2;
-    for (;;) {
-      this.#assertLive();
-      // Counted from the records readable (a record the sh shim is writing counts once written).
-      if (until === 'started' && countCalls(this.stateDir) >= n) {
-        const calls = this.calls();
-        if (calls.length >= n) return calls;
-      }
-      if (until === 'finished') {
-        const calls = this.calls();
-        if (calls.filter((c) => c.status !== 'running').length >= n) return calls;
-      }
-      if (Date.now() >= deadline) {
-        throw new WaitTimeoutError(
-          `mock "${this.name}": waited ${timeoutMs} ms for ${n} call${n === 1 ? '' : 's'} to ${until === 'started' ? 'start' : 'finish'}; ${formatCalls(this.name, this.calls())}`,
-        );
-      }
-      await new Promise((done) => setTimeout(done, Math.min(pause, deadline - Date.now())));
-      pause = Math.min(pause * 2, 50);
-    }
+  waitForCalls(n: number, options: WaitForCallsOptions = {}): Promise<MockCall[]> {
+    return waitForCallsOf(this.#view, n, options);
   }
 
   /**
@@ -403,7 +243,7 @@ export class MockBinary {
    */
   assertDone(): void {
     this.#assertLive();
-    const report = notDoneReport(this.name, readSnapshot(this.stateDir, this.#records));
+    const report = notDoneReportOf(this.#view);
     if (report) throw new UnusedResponsesError(report);
   }
 
@@ -461,9 +301,7 @@ export class MockBinary {
     }
     this.markDisposed();
     this.#forget();
-    tryUnlink(this.path);
-    tryUnlink(this.#asidePath());
-    retire(this.stateDir);
+    removeMockFiles(this.#view, this.stateDir);
     if (failure) throw failure;
     if (report) throw new UnusedResponsesError(report);
   }
@@ -475,18 +313,7 @@ export class MockBinary {
    */
   beforeDispose(): string | undefined {
     if (this.#disposed) return undefined;
-    if (this.#recordTo) {
-      const { calls } = readSnapshot(this.stateDir, this.#records);
-      // Nothing recorded (a test that failed before its first call): no cassette, so `auto` records again next time.
-      if (calls.some((c) => c.source === 'passthrough'))
-        writeCassette(this.#recordTo, this.name, calls);
-    }
-    if (!this.#strict) return undefined;
-    try {
-      return notDoneReport(this.name, readSnapshot(this.stateDir, this.#records));
-    } catch {
-      return undefined; // its state is gone already: nothing to report on
-    }
+    return reportBeforeDispose(this.#view, this.#settings);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -1,12 +1,7 @@
-import type { FaultAction, Way } from './faults.js';
+import type { FaultAction, Way, WayCount } from '../internal/wire/frames.js';
 
-/** Frames and bytes forwarded one way. */
-export interface WayCount {
-  /** Whole frames forwarded. */
-  frames: number;
-  /** Bytes forwarded, headers included. */
-  bytes: number;
-}
+// Plain data the on-disk protocol shares (src/internal/wire/frames.ts).
+export type { WayCount } from '../internal/wire/frames.js';
 
 /**
  * @internal Frames and bytes forwarded per direction, and faults applied by kind.

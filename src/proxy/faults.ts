@@ -1,84 +1,17 @@
 import { describeValue, nearest, oneOf } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import type { Direction, FaultAction, FaultRule, Way } from '../internal/wire/frames.js';
 import type { FrameHold } from './hold.js';
 
-/** Which way a frame travels: client to server, server to client, or either. */
-export type Direction = 'c2s' | 's2c' | 'both';
-/** One way a frame travels: `'c2s'` (client to server) or `'s2c'` (server to client). */
-export type Way = Exclude<Direction, 'both'>;
-
-/** Which frames a rule targets: one (1-based), every k-th, or a range (inclusive). */
-export type FrameSelector = number | { every: number } | { from: number; to?: number };
-
-/** What a fault rule does to the frames it targets (see the README's table). */
-export type FaultAction =
-  | 'drop'
-  | 'duplicate'
-  | 'delay'
-  | 'corrupt'
-  | 'truncate'
-  | 'reorder'
-  | 'sever-mid-frame'
-  | 'sever-after'
-  | 'reset'
-  | 'slice';
-
-/**
- * One fault: what to do to which frames.
- *
- * @example
- * { action: 'drop', direction: 'c2s', frame: 3 }                 // the 3rd client frame of every connection
- * { action: 'delay', direction: 's2c', frame: { every: 1 }, delayMs: 50 }
- * { action: 'sever-mid-frame', direction: 'c2s', connection: 2, frame: 1 }
- */
-export interface FaultRule {
-  action: FaultAction;
-  /** @default 'both' */
-  direction?: Direction;
-  /** 1-based connection number in accept order. @default every connection */
-  connection?: number;
-  /** Frame(s), 1-based, counted per connection per direction. @default every frame */
-  frame?: FrameSelector;
-  /** Chance (0–1) that a targeted frame is hit; reproducible with the proxy's `seed`. @default 1 */
-  probability?: number;
-  /**
-   * What one `probability` draw decides: each frame on its own (`'frame'`),
-   * or a whole connection (`'connection'`: every targeted frame of a
-   * connection is hit, or none is).
-   * @default 'frame'
-   */
-  per?: 'frame' | 'connection';
-  /**
-   * `delay`: how long to hold the frame (later frames that way queue behind
-   * it). `slice`: the pause between two pieces (default 1 ms; with 0 they are
-   * back-to-back writes, which the kernel may join into one read).
-   */
-  delayMs?: number;
-  /** `corrupt`: how many body bits to flip. @default 1 */
-  bits?: number;
-  /** `truncate` / `sever-mid-frame`: body bytes kept before the cut. @default half the body */
-  keepBytes?: number;
-  /** `slice`: the size of each piece the frame is written in. @default 1 */
-  sliceBytes?: number;
-  /** `sever-mid-frame` / `sever-after`: close with FIN (a clean end) or RST (a reset, over TCP). @default 'fin' */
-  mode?: 'fin' | 'rst';
-}
-
-/**
- * The seed's fault plan: one direction for all, 1-based frame numbers.
- * Means the same as the equivalent rules.
- *
- * @example
- * { direction: 'c2s', drop_frame: 2, delay: 50 }
- */
-export interface SeedFaultPlan {
-  direction: Direction;
-  drop_frame?: number;
-  sever_mid_frame?: number;
-  /** Milliseconds (or `"50ms"`) added to every frame that way. */
-  delay?: number | string;
-  duplicate_frame?: number;
-}
+// The rule vocabulary is plain data the on-disk protocol shares (src/internal/wire/frames.ts).
+export type {
+  Direction,
+  FaultAction,
+  FaultRule,
+  FrameSelector,
+  SeedFaultPlan,
+  Way,
+} from '../internal/wire/frames.js';
 
 /** @internal */
 export const ACTIONS: readonly FaultAction[] = [

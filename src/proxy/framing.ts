@@ -1,5 +1,6 @@
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import type { Framing } from '../internal/wire/frames.js';
 import { type LengthPrefix, u16be, u32be, u32le } from './length-prefix.js';
 import {
   contentLengthFraming,
@@ -11,19 +12,8 @@ import {
   type Splitter,
 } from './splitters.js';
 
-/**
- * How frames are delimited on the wire, by name:
- * - `'u32be'`: a 4-byte big-endian length, then the body; `'u32le'`: 4 bytes,
- *   little-endian; `'u16be'`: 2 bytes, big-endian (bodies up to 65,535 bytes);
- * - `'lines'`: one frame per line, ending in LF or CR LF (NDJSON, JSON-RPC
- *   over stdio); the body is the line without its ending;
- * - `'content-length'`: header lines with `Content-Length: N`, a blank line,
- *   then N bytes of body (LSP, DAP);
- * - `'raw'`: no framing; each chunk as it was read is a frame.
- *
- * Options that take a `Framing` also take a {@link Framer} of your own.
- */
-export type Framing = 'u32be' | 'u32le' | 'u16be' | 'lines' | 'content-length' | 'raw';
+// The framing names are plain data the on-disk protocol shares (src/internal/wire/frames.ts).
+export type { Framing } from '../internal/wire/frames.js';
 
 /** @internal A resolved framing: a length prefix (read by header), or a splitter (by looking at the bytes). */
 export type Wire = LengthPrefix | Splitter;

@@ -1,6 +1,10 @@
-import type { WayCount } from '../proxy/counters.js';
-import type { FaultAction, FaultRule, SeedFaultPlan } from '../proxy/faults.js';
-import type { Framing } from '../proxy/framing.js';
+import type {
+  FaultAction,
+  FaultRule,
+  Framing,
+  SeedFaultPlan,
+  WayCount,
+} from '../internal/wire/frames.js';
 /**
  * What is stored on disk. These are wire formats: plain JSON, validated by
  * the writer, so the runner can trust their shape and stay small.

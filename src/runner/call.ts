@@ -1,5 +1,4 @@
 import type { WireCallRecord, WireConfig } from '../queue/types.js';
-import { pickEnv } from './env.js';
 import { cold } from './lazy.js';
 
 /** The first line of a call's record: who called, how, from where. */
@@ -33,6 +32,21 @@ function currentDir(): string {
   } catch {
     return cold().deletedCwd();
   }
+}
+
+/** Which env values a call records (`recordEnv`): the named ones as they are, or all of them redacted. */
+export function pickEnv(
+  env: NodeJS.ProcessEnv,
+  recordEnv: boolean | string[],
+): Record<string, string> | undefined {
+  if (recordEnv === false) return undefined;
+  if (recordEnv === true) return cold().redactEnv(env);
+  const picked: Record<string, string> = {};
+  for (const key of recordEnv) {
+    const value = env[key];
+    if (value !== undefined) picked[key] = value;
+  }
+  return picked;
 }
 
 /**

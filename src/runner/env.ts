@@ -1,5 +1,4 @@
 import { readFileSync, unlinkSync } from 'node:fs';
-import { cold } from './lazy.js';
 
 /**
  * Where a call's env matters, the shim copies its own initial environment
@@ -91,19 +90,4 @@ export function passedThrough(): PassedThrough[] {
   } catch {
     return []; // not ours
   }
-}
-
-/** Which env values a call records (`recordEnv`): the named ones as they are, or all of them redacted. */
-export function pickEnv(
-  env: NodeJS.ProcessEnv,
-  recordEnv: boolean | string[],
-): Record<string, string> | undefined {
-  if (recordEnv === false) return undefined;
-  if (recordEnv === true) return cold().redactEnv(env);
-  const picked: Record<string, string> = {};
-  for (const key of recordEnv) {
-    const value = env[key];
-    if (value !== undefined) picked[key] = value;
-  }
-  return picked;
 }

@@ -1,17 +1,17 @@
 import { sep } from 'node:path';
-import type * as Cold from './cold.js';
+import type { ColdHalf } from './cold-half.js';
 import type * as Faulted from './faulted.js';
 import type * as Routing from './routing.js';
 
-let loaded: typeof Cold | undefined;
+let loaded: ColdHalf | undefined;
 let routingLoaded: typeof Routing | undefined;
 let faultedLoaded: typeof Faulted | undefined;
 
 /** The runner's cold half (./cold.ts), loaded the first time a call needs it. */
-export function cold(): typeof Cold {
+export function cold(): ColdHalf {
   // A computed path, so the bundler keeps it a runtime require of the other file.
   const file = `${__dirname}${sep}runner-cold.cjs`;
-  loaded ??= require(file) as typeof Cold;
+  loaded ??= require(file) as ColdHalf;
   return loaded;
 }
 

@@ -1,21 +1,13 @@
 import { MAX_TIMER_MS } from '../internal/limits.js';
 import type { Claim } from '../queue/claim.js';
 import type { WireResponse } from '../queue/types.js';
+import type { AfterWait } from './cold-half.js';
 import type { Waiting } from './diagnostics.js';
 import { finishCall, piped } from './finish.js';
 import { faultedPassthrough } from './lazy.js';
 import { writeAll } from './output.js';
 import { type RealEnd, runReal } from './passthrough.js';
 import { readStdin } from './stdin.js';
-
-/** What the hot half does once the wait is over. */
-export interface AfterWait {
-  /** Output, then exit with the scripted code. */
-  serve(claim: Claim, response: WireResponse): void;
-  /** Files and output only. */
-  output(claim: Claim, response: WireResponse): void;
-  timedOut(claim: Claim, waiting: Waiting, delayMs: number): void;
-}
 
 /**
  * Capture stdin and sit out the delay, under a timer for the deadline; then
