@@ -101,3 +101,23 @@ export function userName(uid: number, host: OwnerHost = realOwnerHost()): string
   const name = line?.split(':')[0];
   return name ? `uid ${uid} (${name})` : `uid ${uid}`;
 }
+
+/**
+ * Throw a `NotOwnedError` if the dir `path` (the caller's own) is writable by
+ * its group or by anyone: shimkit makes its dirs 0700, so one that is not
+ * was changed since, and whoever can write there can swap a shim. Not on
+ * Windows (no modes there).
+ */
+export function assertPrivateDir(
+  path: string,
+  what: string,
+  host: OwnerHost = realOwnerHost(),
+): void {
+  if (host.platform === 'win32') return;
+  const mode = lstatSync(path).mode & 0o777;
+  if ((mode & 0o022) === 0) return;
+  throw new NotOwnedError(
+    `${what}, ${path}, is writable by ${mode & 0o002 ? 'every user' : 'its group'} (mode ${mode.toString(8).padStart(4, '0')}): whoever can write there can swap a shim, and so what runs as this user. Make it private again (chmod 700 ${path}), or make a new mock dir.`,
+    path,
+  );
+}

@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname, isAbsolute } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { writeFileAtomic } from '../queue/atomic.js';
 import type { SnapshotRecord } from '../queue/reader.js';
 import { RESPONSE_FIELDS } from '../queue/response-schema.js';
-import type { MockResponse } from '../queue/types.js';
+import { MOCK_SIGNALS, type MockResponse } from '../queue/types.js';
 
 /**
  * Record and replay (requirement MB-24), like nock's Nock Back: in `record`
@@ -207,12 +208,25 @@ export function writeCassette(
         durationMs: (r.endedAt ?? r.startedAt) - r.startedAt,
       };
       if (r.stdinBase64 !== undefined) call.stdinBase64 = r.stdinBase64;
-      if (r.signal) call.signal = r.signal;
+      // A signal a mock cannot end by (SIGUSR1, SIGTRAP …) replays as a shell reports it.
+      if (r.signal && (MOCK_SIGNALS as readonly string[]).includes(r.signal))
+        call.signal = r.signal;
+      else if (r.signal) call.exitCode = 128 + (constants.signals[r.signal as NodeJS.Signals] ?? 0);
       else call.exitCode = r.exitCode;
       return call;
     });
   const cassette: Cassette = { version: 1, command: name, calls };
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  // An exclusive temp file with a random name (a planted link is never followed), 0600.
-  writeFileAtomic(path, `${JSON.stringify(cassette, null, 2)}\n`);
+  // The cassette is the user's file, meant to be committed: it gets the
+  // process's umask like any file the test writes, not shimkit's 0600
+  // (it holds argv and output, never the env). Written through an exclusive
+  // temp file with a random name, so a planted link is never followed.
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileAtomic(path, `${JSON.stringify(cassette, null, 2)}\n`, 0o666 & ~umask());
+}
+
+/** The process's umask (read by setting it, and putting it back at once). */
+function umask(): number {
+  const mask = process.umask(0o022);
+  process.umask(mask);
+  return mask;
 }

@@ -10,6 +10,7 @@ import {
   liveAnswerPath,
   liveDir,
   livePath,
+  pidNamespace,
 } from '../queue/live.js';
 import { fits } from '../queue/route.js';
 import type { MockMatch, MockResponse, WireMatch } from '../queue/types.js';
@@ -125,7 +126,7 @@ export class HeldCall {
 
   #endedError(): DisposedError {
     return new DisposedError(
-      `The hold() on mock "${this.#name}", ended by ${this.#ended} with the calls it held,`,
+      `The hold() on mock "${this.#name}", ended by ${this.#ended},`,
     );
   }
 }
@@ -185,6 +186,7 @@ export class LiveChannel {
         handler: this.#handler !== undefined,
         holds: this.#holds.some((h) => h.waiting),
         pid: process.pid,
+        pidns: pidNamespace(),
       } satisfies LiveState),
     );
     if (this.#watched !== genDir) {

@@ -11,7 +11,12 @@ import { join, resolve } from 'node:path';
 import { nearest } from '../internal/describe.js';
 import { InvalidOptionError, ShimkitError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
-import { assertOwnDir, type OwnerHost, realOwnerHost } from '../internal/owner.js';
+import {
+  assertOwnDir,
+  assertPrivateDir,
+  type OwnerHost,
+  realOwnerHost,
+} from '../internal/owner.js';
 import { removeTree } from '../internal/remove-tree.js';
 import type { TempDir } from '../internal/temp-dir.js';
 import { createTemp, linkExclusive, tryUnlink } from '../queue/atomic.js';
@@ -78,8 +83,9 @@ export function claimRoot(
       throw stateError(error, path, 'test');
     }
     assertOwnDir(path, `The \`dir\` of ${where}`, { host });
-    refuseUsed(path, where);
+    // Private first, then looked into: nobody else can put anything in it after.
     chmodSync(path, 0o700);
+    refuseUsed(path, where);
   }
   let removed = false;
   const forget = keep ? () => {} : onProcessExit(() => removeTree(path));
@@ -260,9 +266,11 @@ export function assertOwnRoot(
 ): void {
   const advice = `Do not use it: make a new one with \`shimkit mock NAME --dir <a new path>\` or createMockBinDir({ dir }).`;
   assertOwnDir(root, 'The mock dir', { advice, host });
+  assertPrivateDir(root, 'The mock dir', host);
   for (const dir of [shimDir, join(root, 'state'), entryDir(root)]) {
     try {
       assertOwnDir(dir, `A dir in the mock dir ${root}`, { advice, host });
+      assertPrivateDir(dir, `A dir in the mock dir ${root}`, host);
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') throw error; // one not made yet is made by this user
     }

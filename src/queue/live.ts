@@ -1,3 +1,4 @@
+import { readlinkSync } from 'node:fs';
 import { sep } from 'node:path';
 
 /**
@@ -24,6 +25,22 @@ export interface LiveState {
   holds: boolean;
   /** The test process that answers: a call it holds ends once it is gone. */
   pid?: number;
+  /** Its pid namespace (Linux): a call in another one (unshare, a container) cannot see that pid. */
+  pidns?: string;
+}
+
+let ownPidNamespace: string | null | undefined;
+
+/** This process's pid namespace (`pid:[4026531836]`), or undefined where there is no /proc. */
+export function pidNamespace(): string | undefined {
+  if (ownPidNamespace === undefined) {
+    try {
+      ownPidNamespace = readlinkSync('/proc/self/ns/pid');
+    } catch {
+      ownPidNamespace = null;
+    }
+  }
+  return ownPidNamespace ?? undefined;
 }
 
 /** `<seq>.call`. */

@@ -129,6 +129,7 @@ export const MOCK_SIGNALS = [
   'SIGILL',
   'SIGALRM',
   'SIGUSR2',
+  'SIGPIPE',
 ] as const;
 export type MockSignal = (typeof MOCK_SIGNALS)[number];
 

@@ -6,6 +6,7 @@ import {
   ftruncateSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readSync,
   renameSync,
   rm,
@@ -29,6 +30,7 @@ import {
 } from './layout.js';
 import { countLines } from './lines.js';
 import { outputBytes } from './output.js';
+import { isAlive } from './process-alive.js';
 import { firstFree } from './search.js';
 import { renderFragment, shStateText } from './sh-fragment.js';
 import { readState, writeState } from './state.js';
@@ -81,8 +83,15 @@ export function createInstance(
         writeFileAtomic(extraFragmentPath(dir, 'fallback'), renderFragment(fallback, config, sh));
       }
       const { recordEnv } = config;
-      if (config.spy || recordEnv === true || (Array.isArray(recordEnv) && recordEnv.length > 0))
+      const fallback = typeof config.onExhausted === 'object' ? config.onExhausted.response : {};
+      if (
+        config.spy ||
+        recordEnv === true ||
+        (Array.isArray(recordEnv) && recordEnv.length > 0) ||
+        [config.default ?? {}, fallback].some(passesThrough)
+      ) {
         markExactEnv(dir);
+      }
       publishState(dir, { generation: 'g1', config });
       return dir;
     }
@@ -107,8 +116,27 @@ export function resetState(stateDir: string): void {
       while (!buildGeneration(stateDir, next)) next += 1;
       publishState(stateDir, { ...state, generation: `g${next}` });
       retire(join(stateDir, state.generation));
+      dropStaleEnvCopies(stateDir);
     }),
   );
+}
+
+/**
+ * The env copies (`.env.<pid>`, see exact-env in layout.ts) of calls killed
+ * before their runner read them: each holds a caller's whole env, so they
+ * go with a reset (and with the state dir, at dispose).
+ */
+function dropStaleEnvCopies(stateDir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(stateDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^\.env\.([1-9][0-9]*)$/.exec(name)?.[1];
+    if (pid !== undefined && !isAlive(Number(pid))) tryUnlink(join(stateDir, name));
+  }
 }
 
 /**
@@ -202,7 +230,7 @@ function appendLocked(stateDir: string, responses: readonly WireResponse[]): voi
       return Buffer.from(`${JSON.stringify(externalise(genDir, response, files))}\n`);
     });
     if (responses.some((r) => r.match !== undefined || r.times !== undefined)) markRouted(genDir);
-    if (responses.some((r) => r.match?.env !== undefined || (r.passthrough ?? false) !== false))
+    if (responses.some((r) => r.match?.env !== undefined || passesThrough(r)))
       markExactEnv(stateDir);
     appendLines(queuePath(genDir), lines, (first) => {
       sh.write(first, responses);
@@ -303,6 +331,9 @@ class Fragments {
 function markRouted(genDir: string): void {
   markOnce(routedPath(genDir));
 }
+
+/** Whether a response runs the real command (which gets the caller's env). */
+const passesThrough = (r: WireResponse) => (r.passthrough ?? false) !== false;
 
 /** From now on a call's env matters: the shim hands the runner the caller's exact env (see layout.ts). */
 export function markExactEnv(stateDir: string): void {

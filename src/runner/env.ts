@@ -4,15 +4,25 @@ import { readFileSync, unlinkSync } from 'node:fs';
  * Where a call's env matters, the shim copies its own initial environment
  * (/proc/<pid>/environ: what the caller passed, before the shim's shell set
  * PWD, SHLVL, PATH or `_`, or dropped names it cannot hold) to the file
- * `SHIMKIT_CALLER_ENV` names. Make that the env again; false when there is
+ * `SHIMKIT_CALLER_ENV` names (`<state>/.env.<pid>`). Make that the env again; false when there is
  * none (another OS, no /proc), and the moved variables are to be put back
  * instead (restoreMovedEnv).
  */
-export function restoreCallerEnv(env: NodeJS.ProcessEnv): boolean {
+export function restoreCallerEnv(env: NodeJS.ProcessEnv, stateDir: string): boolean {
   const file = env.SHIMKIT_CALLER_ENV;
   if (file === undefined) return false;
   delete env.SHIMKIT_CALLER_ENV;
-  if (file === '') return false;
+  // Only the shim's own copy (the POSIX shim blanks a caller's value; the
+  // Windows one makes none): never a file the caller names.
+  const prefix = `${stateDir}/.env.`;
+  if (
+    process.platform === 'win32' ||
+    stateDir === '' ||
+    !file.startsWith(prefix) ||
+    !/^[1-9][0-9]*$/.test(file.slice(prefix.length))
+  ) {
+    return false;
+  }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -54,7 +64,7 @@ export function restoreMovedEnv(env: NodeJS.ProcessEnv): void {
 
 /**
  * `SHIMKIT_PASSED_THROUGH` (JSON): the mocks whose passthrough led to this
- * call, outermost first, each with the real command it ran. The runner
+ * call, outermost first, each with the real command it ran and its argv's hash. The runner
  * takes it out of the env at once, so no record or match sees it, and puts
  * it back, one entry longer, for the real command it runs (passthrough.ts).
  */
@@ -74,6 +84,8 @@ export function takePassedThrough(env: NodeJS.ProcessEnv): void {
 export interface PassedThrough {
   mock: string;
   real: string;
+  /** A hash of the call's argv (argv itself could outgrow what one env string may hold). */
+  args: string;
 }
 
 export function passedThrough(): PassedThrough[] {
@@ -84,7 +96,9 @@ export function passedThrough(): PassedThrough[] {
     return Array.isArray(chain)
       ? chain.filter(
           (link): link is PassedThrough =>
-            typeof link?.mock === 'string' && typeof link?.real === 'string',
+            typeof link?.mock === 'string' &&
+            typeof link?.real === 'string' &&
+            typeof link?.args === 'string',
         )
       : [];
   } catch {

@@ -9,6 +9,7 @@ import {
   liveAnswerPath,
   liveCallPath,
   livePath,
+  pidNamespace,
 } from '../queue/live.js';
 import { isAlive } from '../queue/process-alive.js';
 
@@ -55,7 +56,13 @@ export function askLive(claim: Claim, deadline: number): LiveAnswer | 'timeout' 
     }
     if (!existsSync(file)) throw new ProtocolError(VANISHED, file);
     // Every ~50 ms once waiting is long: the answer usually comes in a few.
-    if (state.pid !== undefined && round % 10 === 9 && !isAlive(state.pid)) {
+    if (
+      state.pid !== undefined &&
+      round % 10 === 9 &&
+      // A pid means nothing in another pid namespace (unshare, a container).
+      state.pidns === pidNamespace() &&
+      !isAlive(state.pid)
+    ) {
       throw new ProtocolError(
         `the test process that was to answer it (pid ${state.pid}) is gone, so no hold() or handle() can`,
         file,

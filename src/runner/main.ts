@@ -39,7 +39,7 @@ function main(argv: string[]): void {
     resumed = stateDir.slice(2);
     [stateDir, ...args] = args;
   }
-  if (!restoreCallerEnv(process.env)) restoreMovedEnv(process.env);
+  if (!restoreCallerEnv(process.env, stateDir ?? '')) restoreMovedEnv(process.env);
   takePassedThrough(process.env);
   if (!stateDir) die('usage: runner.cjs <state dir> [args…] (this file is run by a shim)');
   const claimRouted: RoutedClaimer = ({ genDir, seq, queueText, fields, config, link }) =>

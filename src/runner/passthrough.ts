@@ -7,7 +7,8 @@ import { type WindowsSpawn, windowsSpawn } from '../process/windows-command.js';
 import type { Claim } from '../queue/claim.js';
 import { formatCommand } from '../queue/format.js';
 import { label } from './diagnostics.js';
-import { PASSED_THROUGH, passedThrough } from './env.js';
+import { PASSED_THROUGH, type PassedThrough, passedThrough } from './env.js';
+import { writeAll } from './output.js';
 
 /**
  * Passthrough and spies (requirement MB-15): the call runs the real command
@@ -65,28 +66,37 @@ function isShim(file: string): boolean {
 }
 
 /**
- * The real command's path, or why there is none. A call that the real
- * command of this same mock made, passed through before (a wrapper such as
- * ccache or distcc runs "the next gcc on PATH that is not itself", which is
- * the shim), is refused: passing it through again would never end. The real
- * command runs with the chain one link longer in its env.
+ * The real command's path, or why there is none. A call that loops back is
+ * refused: one the real command of this same mock made with the same argv
+ * as a call it passed through before (a wrapper such as ccache or distcc
+ * runs "the next gcc on PATH that is not itself", which is the shim, with
+ * the arguments it got), or this mock's MAX_SELF_DEPTH-th in one chain. A
+ * real command that runs itself with other arguments (`node -e` starting
+ * `node -p`, a script calling itself once) is served. The real command runs
+ * with the chain one link longer in its env.
  */
 export function locateReal(claim: Claim): string | RealEnd {
   const { name } = claim.config;
   const command = formatCommand(name, claim.record.argv);
   const chain = passedThrough();
   const mock = dirname(claim.genDir);
-  const loop = chain.find((link) => link.mock === mock);
-  if (loop) {
+  const args = argvHash(claim.record.argv);
+  const mine = chain.filter((link) => link.mock === mock);
+  const loop = mine.find((link) => link.args === args);
+  if (loop || mine.length >= MAX_SELF_DEPTH) {
+    const via = (loop ?? mine[mine.length - 1]) as PassedThrough;
+    const why = loop
+      ? `with the same arguments, and found this mock instead of the real one (${chain.length} passthrough${chain.length === 1 ? '' : 's'} deep), so passing it through would never end`
+      : `and found this mock instead of the real one, the ${MAX_SELF_DEPTH + 1}th time in one chain, so it is taken for a loop`;
     return {
       kind: 'missing',
-      message: `${label(claim)} (${command}) was made by the real command it passes through to, ${loop.real}, which ran "${name}" again and found this mock instead of the real one (${chain.length} passthrough${chain.length === 1 ? '' : 's'} deep), so passing it through would never end. A wrapper such as ccache or distcc runs the next "${name}" on PATH that is not itself: tell it where the real ${name} is (ccache: CCACHE_PATH), or mock the command the wrapper runs instead.`,
+      message: `${label(claim)} (${command}) was made by the real command it passes through to, ${via.real}, which ran "${name}" again ${why}. A wrapper such as ccache or distcc runs the next "${name}" on PATH that is not itself: tell it where the real ${name} is (ccache: CCACHE_PATH), or mock the command the wrapper runs instead.`,
     };
   }
   const pathValue = process.env.PATH ?? process.env.Path ?? '';
   const real = findReal(name, pathValue);
   if (real !== undefined) {
-    process.env[PASSED_THROUGH] = JSON.stringify([...chain, { mock, real }]);
+    process.env[PASSED_THROUGH] = JSON.stringify([...chain, { mock, real, args }]);
     return real;
   }
   return {
@@ -110,12 +120,29 @@ export function realSpawn(
   return windowsSpawn(real, argv, real, process.env); // the call's ComSpec
 }
 
+/** How many calls of one mock one passthrough chain may hold before another is taken for a loop. */
+const MAX_SELF_DEPTH = 8;
+
+/** FNV-1a of the argv (NUL-joined), and its length: a loop repeats it exactly. */
+function argvHash(argv: readonly string[]): string {
+  const text = argv.join('\0');
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `${hash.toString(16)}-${text.length}`;
+}
+
 /** How the real command ended, or why it could not run. */
 export type RealEnd =
   | { kind: 'exit'; code: number; out?: Buffer; err?: Buffer }
   | { kind: 'signal'; signal: NodeJS.Signals; out?: Buffer; err?: Buffer }
   | { kind: 'timeout' }
   | { kind: 'missing'; message: string };
+
+/** What record mode keeps of one call's output, in memory, for the cassette. */
+const MAX_RECORDED_BYTES = 1024 ** 3;
 
 /** How long a killed real command may take to be gone before the call ends without it. */
 export const KILL_GRACE_MS = 1000;
@@ -140,7 +167,6 @@ export function runReal(
     kind: 'missing',
     message: `${label(claim)} could not start the real ${name} at ${real}: ${error.message}.`,
   });
-  // Recording keeps the output for the cassette: it is passed on when the command ends.
   const keep = claim.config.recordOutput === true;
   const how = realSpawn(real, claim.record.argv);
   let child: ChildProcess;
@@ -153,10 +179,30 @@ export function runReal(
   } catch (error) {
     return Promise.resolve(cannotStart(error as Error)); // EINVAL, a bad argument: thrown at once
   }
+  // Recording passes the output on as it comes, and keeps it for the
+  // cassette. A caller's reader that has gone (a closed pipe) ends the real
+  // command as it would have ended writing there: by SIGPIPE.
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
-  child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+  let kept = 0;
+  let tooMuch = false;
+  const pass = (fd: 1 | 2, parts: Buffer[]) => (chunk: Buffer) => {
+    kept += chunk.length;
+    if (kept > MAX_RECORDED_BYTES && !tooMuch) {
+      tooMuch = true;
+      if (child.pid !== undefined) void killTree(child.pid);
+    }
+    if (!tooMuch) parts.push(chunk);
+    let written = true;
+    try {
+      written = writeAll(fd, chunk, deadline);
+    } catch {
+      // Stalled until the deadline (a reader that stopped reading): the timer ends the call.
+    }
+    if (!written) child.kill('SIGPIPE');
+  };
+  child.stdout?.on('data', pass(1, out));
+  child.stderr?.on('data', pass(2, err));
   if (stdin) {
     child.stdin?.on('error', () => {}); // EPIPE: it ended without reading all of it
     child.stdin?.end(stdin);
@@ -188,6 +234,12 @@ export function runReal(
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (timedOut) return resolve({ kind: 'timeout' });
+      if (tooMuch) {
+        return resolve({
+          kind: 'missing',
+          message: `${label(claim)} (recording) passed through to the real ${name}, which wrote more than ${MAX_RECORDED_BYTES / 1024 ** 3} GiB: record mode keeps a call's output in memory for the cassette, so it was stopped. Record a smaller call, or script this one.`,
+        });
+      }
       const output = keep ? { out: Buffer.concat(out), err: Buffer.concat(err) } : {};
       if (signal) resolve({ kind: 'signal', signal, ...output });
       else resolve({ kind: 'exit', code: code ?? 0, ...output });

@@ -194,4 +194,28 @@ describe('a malformed cassette', () => {
       );
     }
   });
+
+  it('MB-24 MB-14 recording streams the output: a reader that goes away ends the real command by SIGPIPE, and that call replays', async () => {
+    const dir = testDir();
+    const cassette = join(dir, 'yes.cassette.json');
+    {
+      const yes = createMockBinary('yes', { cassette: { path: cassette, mode: 'record' } });
+      // `yes` never ends by itself: only the closed pipe ends it (it was buffered for ever).
+      const r = await runCommand('sh', ['-c', 'yes | head -c 4'], {
+        env: yes.env(),
+        timeout: 30_000,
+      });
+      expect({ code: r.code, stdout: r.stdout.toString() }).toEqual({ code: 0, stdout: 'y\ny\n' });
+      expect(yes.lastCall()).toMatchObject({ status: 'exited', signal: 'SIGPIPE' });
+      await yes.dispose();
+    }
+    const file = JSON.parse(readFileSync(cassette, 'utf8'));
+    expect(file.calls).toMatchObject([{ argv: [], signal: 'SIGPIPE' }]);
+    await using yes = createMockBinary('yes', { cassette });
+    const r = await runCommand('bash', ['-c', 'set -o pipefail; yes | head -c 4; echo " $?"'], {
+      env: yes.env({ PATH: `${yes.dir}:/usr/bin:/bin` }),
+      timeout: 30_000,
+    });
+    expect(r.stdout.toString()).toBe('y\ny\n 141\n');
+  });
 });

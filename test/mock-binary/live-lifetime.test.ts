@@ -125,7 +125,7 @@ describe('holds and live calls end with their mock', () => {
     git.reset();
     await expect(pending).rejects.toThrow(DisposedError);
     expect(() => hold.release({ stdout: 'late\n' })).toThrow(
-      'The hold() on mock "git", ended by reset() with the calls it held, was already disposed; create a new one for this test.',
+      'The hold() on mock "git", ended by reset(), was already disposed; create a new one for this test.',
     );
     await expect(hold.waitReceived()).rejects.toThrow(DisposedError);
     // A hold made after the reset works on the new generation.

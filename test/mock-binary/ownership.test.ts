@@ -4,6 +4,7 @@
 // also driven with an injected uid and platform, which needs no root.
 import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
   chownSync,
   existsSync,
   lstatSync,
@@ -102,6 +103,25 @@ describe('pre-made dirs', () => {
     },
   );
 
+  it('SEC-03 a mock dir, or its bin/, that its group or every user may write to is not reused', async () => {
+    const dir = join(testDir(), 'mocks');
+    await shimkitOk(['mock', 'git', '--dir', dir]);
+    chmodSync(dir, 0o777);
+    expect(() => openMockBinDir(dir)).toThrow(
+      `The mock dir, ${dir}, is writable by every user (mode 0777): whoever can write there can swap a shim, and so what runs as this user. Make it private again (chmod 700 ${dir}), or make a new mock dir.`,
+    );
+    chmodSync(dir, 0o700);
+    chmodSync(join(dir, 'bin'), 0o770);
+    const r = await shimkit(['mock', 'docker', '--dir', dir]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.toString()).toContain(
+      `${join(dir, 'bin')}, is writable by its group (mode 0770)`,
+    );
+    expect(existsSync(join(dir, 'bin', 'docker'))).toBe(false);
+    chmodSync(join(dir, 'bin'), 0o700);
+    expect(openMockBinDir(dir).dir).toBe(join(dir, 'bin'));
+  });
+
   it('SEC-03 a --dir that is a symbolic link is refused and says where it points; a dangling one says it does not exist', async () => {
     const parent = testDir();
     const real = join(parent, 'real');
@@ -153,7 +173,10 @@ describe('temp files and the registry', () => {
     await gh.dispose();
     expect(readFileSync(victim, 'utf8')).toBe('precious\n');
     expect(lstatSync(path).isFile()).toBe(true);
-    expect(lstatSync(path).mode & 0o777).toBe(0o600);
+    // The user's own file, meant to be committed: the process's umask decides its mode.
+    const mask = process.umask(0o022);
+    process.umask(mask);
+    expect(lstatSync(path).mode & 0o777).toBe(0o666 & ~mask);
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ version: 1, command: 'gh' });
   });
 

@@ -33,7 +33,7 @@ describe('passthrough that would never end', () => {
     const r = await runCommand('gcc', ['-c', 'x.c'], { env, timeout: 30_000 });
     expect(r.code).toBe(127);
     expect(r.stderr.toString()).toBe(
-      `shimkit: mock "gcc" call #2 (gcc -c x.c) was made by the real command it passes through to, ${wrapper}/gcc, which ran "gcc" again and found this mock instead of the real one (1 passthrough deep), so passing it through would never end. A wrapper such as ccache or distcc runs the next "gcc" on PATH that is not itself: tell it where the real gcc is (ccache: CCACHE_PATH), or mock the command the wrapper runs instead.\n`,
+      `shimkit: mock "gcc" call #2 (gcc -c x.c) was made by the real command it passes through to, ${wrapper}/gcc, which ran "gcc" again with the same arguments, and found this mock instead of the real one (1 passthrough deep), so passing it through would never end. A wrapper such as ccache or distcc runs the next "gcc" on PATH that is not itself: tell it where the real gcc is (ccache: CCACHE_PATH), or mock the command the wrapper runs instead.\n`,
     );
     expect(gcc.calls().map((c) => [c.index, c.status, c.exitCode])).toEqual([
       [1, 'exited', 127],
@@ -57,5 +57,53 @@ describe('passthrough that would never end', () => {
     for (const call of [...outer.calls(), ...inner.calls()]) {
       expect(Object.keys(call.env ?? {})).not.toContain('SHIMKIT_PASSED_THROUGH');
     }
+  });
+
+  it('MB-15 a wrapper that changes the arguments each time is taken for a loop at the 9th call of the mock in one chain', async () => {
+    const real = script('gcc', ['printf "real gcc:%s\\n" "$@"']);
+    const wrapper = script('gcc', [
+      'self=$(cd "$(dirname "$0")" && pwd)/gcc',
+      'IFS=:',
+      'for d in $PATH; do',
+      '  if [ -x "$d/gcc" ] && [ "$d/gcc" != "$self" ]; then exec "$d/gcc" "$@" -v; fi',
+      'done',
+      'exit 127',
+    ]);
+    await using gcc = createMockBinary('gcc', { spy: true, timeoutMs: 10_000 });
+    const env = gcc.env({ ...process.env, PATH: `${wrapper}:${real}:/usr/bin:/bin` });
+    const r = await runCommand('gcc', ['x.c'], { env, timeout: 60_000 });
+    expect(r.code).toBe(127);
+    expect(r.stderr.toString()).toContain(
+      `mock "gcc" call #9 (gcc x.c -v -v -v -v -v -v -v -v) was made by the real command it passes through to, ${wrapper}/gcc, which ran "gcc" again and found this mock instead of the real one, the 9th time in one chain, so it is taken for a loop.`,
+    );
+    expect(gcc.callCount()).toBe(9);
+  });
+
+  it('MB-15 a real command that runs itself with other arguments is served: node -e starting node -p, a script calling itself once', async () => {
+    await using node = createMockBinary('node', { spy: true });
+    const env = node.env();
+    const r = await runCommand(
+      'node',
+      ['-e', "process.stdout.write(require('child_process').execFileSync('node', ['-p', '40+2']))"],
+      { env, timeout: 30_000 },
+    );
+    expect({ code: r.code, stdout: r.stdout.toString() }).toEqual({ code: 0, stdout: '42\n' });
+    expect(node.calls().map((c) => [c.argv[0], c.status, c.exitCode])).toEqual([
+      ['-e', 'exited', 0],
+      ['-p', 'exited', 0],
+    ]);
+    const dir = script('again', [
+      'if [ "$1" = outer ]; then again inner; else echo "inner done"; fi',
+    ]);
+    await using again = createMockBinary('again', { spy: true });
+    const r2 = await runCommand('again', ['outer'], {
+      env: again.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin` }),
+      timeout: 30_000,
+    });
+    expect({ code: r2.code, stdout: r2.stdout.toString() }).toEqual({
+      code: 0,
+      stdout: 'inner done\n',
+    });
+    expect(again.calls().map((c) => c.argv)).toEqual([['outer'], ['inner']]);
   });
 });

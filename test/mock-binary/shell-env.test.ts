@@ -3,8 +3,12 @@
 // and a call records the env its caller passed, not the PWD, SHLVL or PATH
 // the shim's own shell added — run by dash, bash and busybox sh.
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createMockBinary } from '../../src/index.js';
+import { createMockBinary, run } from '../../src/index.js';
+import { testDir } from '../helpers/index.js';
 
 const hasBusybox = spawnSync('busybox', ['true']).status === 0;
 /** The shells a shim may be run by (the first word of each is looked up on PATH). */
@@ -111,5 +115,59 @@ describe('the shim under a hostile shell', () => {
     });
     expect(await callAsync(['bash'], gh.path, { FOO: '1' })).toBe('live\n');
     expect(seen).toEqual([{ FOO: '1' }]);
+  });
+
+  it('MB-06 SEC-03 a SHIMKIT_CALLER_ENV the caller sets is never read or deleted: through the sh shim, and by the runner as the Windows shim starts it', async () => {
+    await using git = createMockBinary('git', { recordEnv: true });
+    const victim = join(testDir(), 'victim');
+    writeFileSync(victim, 'FAKE=1\0');
+    const env = { FOO: '1', SHIMKIT_CALLER_ENV: victim };
+    expect(callWith(['sh'], git.path, ['a'], env).code).toBe(0);
+    // The Windows shim runs `node runner.cjs <state> args` with the caller's env as it is.
+    const runner = fileURLToPath(new URL('../../dist/runner.cjs', import.meta.url));
+    const direct = spawnSync(process.execPath, [runner, git.stateDir, 'b'], {
+      env,
+      encoding: 'utf8',
+    });
+    expect(direct.status).toBe(0);
+    expect(existsSync(victim)).toBe(true);
+    expect(git.calls().map((c) => [c.argv, c.env?.FAKE])).toEqual([
+      [['a'], undefined],
+      [['b'], undefined],
+    ]);
+  });
+
+  it("MB-18 a call made in another pid namespace still waits for its handler (the test process's pid means nothing there)", async (context) => {
+    const probe = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']);
+    if (probe.status !== 0) {
+      context.skip('unshare --pid is not allowed here (it needs root or user namespaces)');
+    }
+    await using gh = createMockBinary('gh');
+    gh.handle(async () => {
+      // Answers later than the call's first liveness check (~50 ms of waiting).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { stdout: 'answered\n' };
+    });
+    const r = await run('unshare', ['--pid', '--fork', '--mount-proc', gh.path], {
+      env: gh.env(),
+      timeoutMs: 30_000,
+    });
+    expect({ code: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 0,
+      stdout: 'answered\n',
+      stderr: '',
+    });
+  });
+
+  it('SEC-01 reset() drops the env copies of calls killed before their runner read them (each is a whole env)', async () => {
+    await using git = createMockBinary('git', { recordEnv: true });
+    // Where a killed call leaves it: <state>/.env.<its pid>.
+    const dead = spawnSync('true').pid as number;
+    const stale = join(git.stateDir, `.env.${dead}`);
+    const running = join(git.stateDir, `.env.${process.pid}`);
+    writeFileSync(stale, 'SECRET=1\0', { mode: 0o600 });
+    writeFileSync(running, 'SECRET=2\0', { mode: 0o600 });
+    git.reset();
+    expect([existsSync(stale), existsSync(running)]).toEqual([false, true]);
   });
 });
