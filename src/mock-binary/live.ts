@@ -125,9 +125,7 @@ export class HeldCall {
   }
 
   #endedError(): DisposedError {
-    return new DisposedError(
-      `The hold() on mock "${this.#name}", ended by ${this.#ended},`,
-    );
+    return new DisposedError(`The hold() on mock "${this.#name}", ended by ${this.#ended},`);
   }
 }
 
