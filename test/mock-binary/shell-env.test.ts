@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMockBinary, run } from '../../src/index.js';
 import { testDir } from '../helpers/index.js';
 
@@ -137,21 +137,30 @@ describe('the shim under a hostile shell', () => {
     ]);
   });
 
-  it("MB-18 a call made in another pid namespace still waits for its handler (the test process's pid means nothing there)", async (context) => {
+  it("MB-18 a call made in another pid namespace still waits for its hold (the test process's pid means nothing there)", async (context) => {
     const probe = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']);
     if (probe.status !== 0) {
       context.skip('unshare --pid is not allowed here (it needs root or user namespaces)');
     }
     await using gh = createMockBinary('gh');
-    gh.handle(async () => {
-      // Answers later than the call's first liveness check (~50 ms of waiting).
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return { stdout: 'answered\n' };
-    });
-    const r = await run('unshare', ['--pid', '--fork', '--mount-proc', gh.path], {
+    const hold = gh.hold();
+    let ended = false;
+    const call = run('unshare', ['--pid', '--fork', '--mount-proc', gh.path], {
       env: gh.env(),
       timeoutMs: 30_000,
+    }).finally(() => {
+      ended = true;
     });
+    await hold.waitReceived({ timeoutMs: 10_000 });
+    // It checks the test process every ~50 ms while it waits: a few of those go by.
+    const since = Date.now();
+    await vi.waitFor(() => expect(Date.now() - since).toBeGreaterThan(300), {
+      timeout: 5000,
+      interval: 25,
+    });
+    expect(ended).toBe(false);
+    hold.release({ stdout: 'answered\n' });
+    const r = await call;
     expect({ code: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({
       code: 0,
       stdout: 'answered\n',
