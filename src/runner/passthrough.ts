@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
+import { fnv1a } from '../internal/fnv.js';
 import { MAX_TIMER_MS } from '../internal/limits.js';
 import { killTree } from '../process/tree.js';
 import { type WindowsSpawn, windowsSpawn } from '../process/windows-command.js';
@@ -126,12 +127,7 @@ const MAX_SELF_DEPTH = 8;
 /** FNV-1a of the argv (NUL-joined), and its length: a loop repeats it exactly. */
 function argvHash(argv: readonly string[]): string {
   const text = argv.join('\0');
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return `${hash.toString(16)}-${text.length}`;
+  return `${fnv1a(text).toString(16)}-${text.length}`;
 }
 
 /** How the real command ended, or why it could not run. */

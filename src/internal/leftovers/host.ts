@@ -1,5 +1,6 @@
 import { readlinkSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
+import { fnv1a } from '../fnv.js';
 import { listProc, readProcFile, readStat } from '../proc.js';
 
 /**
@@ -61,12 +62,7 @@ export function linuxScope(
 
 /** FNV-1a over `text`, as 6 base-36 characters. */
 export function scopeHash(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return (hash % 36 ** 6).toString(36).padStart(6, '0');
+  return (fnv1a(text) % 36 ** 6).toString(36).padStart(6, '0');
 }
 
 /** This thread's OS thread id and start time, in a worker thread on Linux; undefined elsewhere. */
