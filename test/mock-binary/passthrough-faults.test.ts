@@ -1,12 +1,13 @@
 // PX-14: a mock with `passthrough: { framing, faults }`: a program that
 // spawns a stdio server by name gets the real one, faulted, without a change
 // on either side.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMockBinary, InvalidResponseError, MockExitCode } from '../../src/index.js';
 import { isAlive, runCommand, testDir } from '../helpers/index.js';
+import { treeTool } from '../helpers/tree.js';
 
 const JSONRPC = fileURLToPath(new URL('../fixtures/jsonrpc_stdio.py', import.meta.url));
 const request = (id: number, method: string, params?: unknown) =>
@@ -123,23 +124,12 @@ describe('PX-14 a mock binary that passes through with faults', () => {
   });
 
   it('PX-14 MB-11 a faulted passthrough that times out ends with its whole tree: a grandchild holding stderr is killed, so the caller reaches EOF at the deadline', async () => {
-    const dir = testDir();
-    const pidFile = join(dir, 'tree.pids');
-    writeFileSync(
-      join(dir, 'tool'),
-      '#!/bin/sh\nsleep 30 &\necho $$ $! >"$PID_FILE.tmp" && mv "$PID_FILE.tmp" "$PID_FILE"\necho started >&2\nwait\n',
-      { mode: 0o755 },
-    );
-    const tree = () =>
-      (existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim().split(' ') : []).map(Number);
-    onTestFinished(() => {
-      for (const pid of tree()) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-    });
+    const { dir, env: pids, tree } = treeTool('stderr');
     await using tool = createMockBinary('tool', {
       timeoutMs: 1000,
       responses: [{ passthrough: { framing: 'lines', faults: [] } }],
     });
-    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, PID_FILE: pidFile });
+    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, ...pids });
     // The caller reads the call's stderr to EOF, which the grandchild holds.
     const r = await runCommand(
       'sh',

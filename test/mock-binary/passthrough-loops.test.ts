@@ -16,18 +16,25 @@ function script(name: string, lines: string[]): string {
   return dir;
 }
 
+/**
+ * A ccache-style `gcc`: it runs the first "gcc" on PATH that is not itself,
+ * with the arguments it got (and `extra`, appended each time, if given).
+ */
+function ccacheWrapper(extra = ''): string {
+  return script('gcc', [
+    'self=$(cd "$(dirname "$0")" && pwd)/gcc',
+    'IFS=:',
+    'for d in $PATH; do',
+    `  if [ -x "$d/gcc" ] && [ "$d/gcc" != "$self" ]; then exec "$d/gcc" "$@"${extra}; fi`,
+    'done',
+    'echo "wrapper: no gcc" >&2; exit 127',
+  ]);
+}
+
 describe('passthrough that would never end', () => {
   it('MB-15 a spy behind a ccache-style wrapper refuses the call the wrapper makes again, naming the wrapper', async () => {
     const real = script('gcc', ['printf "real gcc:%s\\n" "$@"']);
-    // ccache's lookup: the first "gcc" on PATH that is not this script.
-    const wrapper = script('gcc', [
-      'self=$(cd "$(dirname "$0")" && pwd)/gcc',
-      'IFS=:',
-      'for d in $PATH; do',
-      '  if [ -x "$d/gcc" ] && [ "$d/gcc" != "$self" ]; then exec "$d/gcc" "$@"; fi',
-      'done',
-      'echo "wrapper: no gcc" >&2; exit 127',
-    ]);
+    const wrapper = ccacheWrapper();
     await using gcc = createMockBinary('gcc', { spy: true, timeoutMs: 3000 });
     const env = gcc.env({ ...process.env, PATH: `${wrapper}:${real}:/usr/bin:/bin` });
     const r = await runCommand('gcc', ['-c', 'x.c'], { env, timeout: 30_000 });
@@ -61,14 +68,7 @@ describe('passthrough that would never end', () => {
 
   it('MB-15 a wrapper that changes the arguments each time is taken for a loop at the 9th call of the mock in one chain', async () => {
     const real = script('gcc', ['printf "real gcc:%s\\n" "$@"']);
-    const wrapper = script('gcc', [
-      'self=$(cd "$(dirname "$0")" && pwd)/gcc',
-      'IFS=:',
-      'for d in $PATH; do',
-      '  if [ -x "$d/gcc" ] && [ "$d/gcc" != "$self" ]; then exec "$d/gcc" "$@" -v; fi',
-      'done',
-      'exit 127',
-    ]);
+    const wrapper = ccacheWrapper(' -v');
     await using gcc = createMockBinary('gcc', { spy: true, timeoutMs: 10_000 });
     const env = gcc.env({ ...process.env, PATH: `${wrapper}:${real}:/usr/bin:/bin` });
     const r = await runCommand('gcc', ['x.c'], { env, timeout: 60_000 });

@@ -1,9 +1,9 @@
 // Passthrough and spies (MB-15): the real command runs behind the mock, with
 // the same argv, stdio and ending, and every call is recorded.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createMockBinary,
   InvalidOptionError,
@@ -12,6 +12,7 @@ import {
 } from '../../src/index.js';
 import { realSpawn } from '../../src/runner/passthrough.js';
 import { isAlive, runCommand, testDir } from '../helpers/index.js';
+import { treeTool } from '../helpers/tree.js';
 
 /** A "real" command named `name` in a dir of its own: prints its args, echoes stdin to stderr, exits as asked. */
 function realTool(name: string): string {
@@ -156,21 +157,9 @@ describe('passthrough and spies', () => {
     // The real command starts a grandchild that holds its stdout for 30 s and
     // writes its pid down; killing only the direct child leaves the caller's
     // $(…) open until the grandchild ends.
-    const dir = testDir();
-    const pidFile = join(dir, 'tree.pids');
-    writeFileSync(
-      join(dir, 'tool'),
-      '#!/bin/sh\nsleep 30 &\necho $$ $! >"$PID_FILE.tmp" && mv "$PID_FILE.tmp" "$PID_FILE"\necho started\nwait\n',
-      { mode: 0o755 },
-    );
-    // The real command and its grandchild.
-    const tree = () =>
-      (existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim().split(' ') : []).map(Number);
-    onTestFinished(() => {
-      for (const pid of tree()) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-    });
+    const { dir, env: pids, tree } = treeTool('stdout');
     await using tool = createMockBinary('tool', { spy: true, timeoutMs: 1000 });
-    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, PID_FILE: pidFile });
+    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, ...pids });
     const started = Date.now();
     const caller = runCommand('sh', ['-c', 'out=$(tool run); echo "status $? out $out"'], { env });
     let giveUp: NodeJS.Timeout | undefined;
