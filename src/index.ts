@@ -106,7 +106,7 @@ export {
 } from './proxy/proxy.js';
 export { createFrameReader, FrameReader, type FrameReaderOptions } from './proxy/reader.js';
 export type { FrameRecord, RecordOptions } from './proxy/recorder.js';
-export type { Framer } from './proxy/splitters.js';
+export type { Framer } from './proxy/splitter.js';
 export {
   proxyStdio,
   type StdioExit,

@@ -4,7 +4,7 @@ import { checkOptionKeys } from '../internal/options.js';
 import { FrameDecodeError } from './errors.js';
 import { type Framing, resolveFraming, type Wire } from './framing.js';
 import type { LengthPrefix } from './length-prefix.js';
-import { type Cursor, type Framer, SplitError } from './splitters.js';
+import { type Cursor, type Framer, SplitError } from './splitter.js';
 
 /** @internal The default of `maxFrameBytes`, for the proxy and the decoder alike. */
 export const DEFAULT_MAX_FRAME = 64 * 1024 * 1024;

@@ -1,16 +1,12 @@
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import type { Framing } from '../internal/wire/frames.js';
+import { contentLengthFraming } from './content-length.js';
+import { customSplitter } from './custom-framer.js';
 import { type LengthPrefix, u16be, u32be, u32le } from './length-prefix.js';
-import {
-  contentLengthFraming,
-  customSplitter,
-  type Framer,
-  lines,
-  raw,
-  SplitError,
-  type Splitter,
-} from './splitters.js';
+import { lines } from './lines.js';
+import { raw } from './raw.js';
+import { type Framer, SplitError, type Splitter } from './splitter.js';
 
 // The framing names are plain data the on-disk protocol shares (src/internal/wire/frames.ts).
 export type { Framing } from '../internal/wire/frames.js';

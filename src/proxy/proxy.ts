@@ -44,7 +44,7 @@ import type { Framing } from './framing.js';
 import { FrameHold } from './hold.js';
 import type { FrameRecord, Recorder, RecordOptions } from './recorder.js';
 import { type ProxySettings, resolveSettings, SETTING_KEYS } from './settings.js';
-import type { Framer } from './splitters.js';
+import type { Framer } from './splitter.js';
 import { count } from './words.js';
 
 /**

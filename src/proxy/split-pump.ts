@@ -1,7 +1,7 @@
 import type { Rule, Way } from './faults.js';
 import { FramePump, type PumpContext } from './frame-pump.js';
 import type { Outbox } from './outbox.js';
-import { type Cursor, SplitError, type Splitter } from './splitters.js';
+import { type Cursor, SplitError, type Splitter } from './splitter.js';
 
 interface Current {
   frame: number;
