@@ -76,6 +76,7 @@ export type { Clock } from './proxy/clock.js';
 export { type ManualClock, type ManualClockOptions, manualClock } from './proxy/clock.js';
 export { type ConnectionStats, ProxyConnection, type SeverMode } from './proxy/connection.js';
 export type { WayCount } from './proxy/counters.js';
+export { createFrameProxy } from './proxy/create.js';
 export { FrameDecoder, type FrameDecoderOptions } from './proxy/decoder.js';
 export {
   FrameDecodeError,
@@ -96,14 +97,13 @@ export type {
 } from './proxy/faults.js';
 export { encodeFrame, type Framing } from './proxy/framing.js';
 export { FrameHold } from './proxy/hold.js';
-export {
-  createFrameProxy,
-  type FaultEvent,
-  type FrameEvent,
-  FrameProxy,
-  type FrameProxyOptions,
-  type FrameProxyStats,
-} from './proxy/proxy.js';
+export { FrameProxy } from './proxy/proxy.js';
+export type {
+  FaultEvent,
+  FrameEvent,
+  FrameProxyOptions,
+  FrameProxyStats,
+} from './proxy/proxy-options.js';
 export { createFrameReader, FrameReader, type FrameReaderOptions } from './proxy/reader.js';
 export type { FrameRecord, RecordOptions } from './proxy/recorder.js';
 export type { Framer } from './proxy/splitter.js';

@@ -1,148 +1,40 @@
 import { EventEmitter } from 'node:events';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
-import { sweepOnce } from '../internal/leftovers/sweep.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkMs, checkOptionKeys } from '../internal/options.js';
-import {
-  type Address,
-  assertPipeFree,
-  clearStaleSocket,
-  formatAddress,
-  type ListenAddress,
-  listenError,
-  type ResolvedAddress,
-  resolveAddress,
-  type TcpAddress,
-} from './address.js';
-import { type Clock, realClock } from './clock.js';
-import {
-  type ConnectionHost,
-  type ConnectionStats,
-  ProxyConnection,
-  type SeverMode,
-} from './connection.js';
-import { Tally, type WayCount } from './counters.js';
+import { formatAddress, type ResolvedAddress, type TcpAddress } from './address.js';
+import { realClock } from './clock.js';
+import { type ConnectionHost, ProxyConnection, type SeverMode } from './connection.js';
+import { Tally } from './counters.js';
 import { FrameMalformedError, FrameTooLargeError, UpstreamConnectError } from './errors.js';
 import {
   type FaultAction,
-  type FaultRule,
   type HoldRule,
   matchRule,
   mayHit,
   parseFaults,
   parseHoldRule,
   type Rule,
-  type SeedFaultPlan,
   type Way,
 } from './faults.js';
-import type { Framing } from './framing.js';
 import { FrameHold } from './hold.js';
-import type { FrameRecord, Recorder, RecordOptions } from './recorder.js';
-import { type ProxySettings, resolveSettings, SETTING_KEYS } from './settings.js';
-import type { Framer } from './splitter.js';
+import type {
+  FaultEvent,
+  FrameEvent,
+  FrameProxyOptions,
+  FrameProxyStats,
+} from './proxy-options.js';
+import type { FrameRecord, Recorder } from './recorder.js';
+import type { ProxySettings } from './settings.js';
 import { count } from './words.js';
 
-/**
- * Options of {@link createFrameProxy}. `L` is the type of `listen`; it decides
- * the type of `proxy.address`.
- */
-export interface FrameProxyOptions<L extends Address = Address> {
-  /**
-   * Where clients connect: an absolute Unix socket path, or `{ host, port }`
-   * (port 0 picks a free one; `host` defaults to `'127.0.0.1'`).
-   * @example join(dir, 'proxy.sock')
-   */
-  listen: L;
-  /**
-   * The real server: an absolute Unix socket path, or `{ host, port }`.
-   * @example { host: '127.0.0.1', port: server.address().port }
-   */
-  upstream: Address;
-  /**
-   * How frames are delimited. `'u32be'`: a 4-byte big-endian length, then the body;
-   * `'u32le'` and `'u16be'` as their names say; `'lines'` (NDJSON, JSON-RPC),
-   * `'content-length'` (LSP), `'raw'` (chunks as read): see `Framing`. Or a
-   * `Framer` of your own.
-   * @default 'u32be'
-   */
-  framing?: Framing | Framer;
-  /**
-   * A header declaring more (or a line running longer) closes that connection
-   * with a `FrameTooLargeError`. Does not apply to `'raw'`.
-   * @default 67108864 (64 MiB)
-   */
-  maxFrameBytes?: number;
-  /**
-   * Faults to inject: rules, or the seed plan `{ direction, drop_frame, sever_mid_frame, delay, duplicate_frame }`.
-   * @example [{ action: 'drop', direction: 'c2s', frame: 3 }]
-   */
-  faults?: FaultRule[] | FaultRule | SeedFaultPlan;
-  /**
-   * Seed for `probability` draws and `corrupt` bit positions: the same seed and traffic give the same faults.
-   * @default 1
-   */
-  seed?: number;
-  /**
-   * Time source for `delay`, `slice` and `bandwidth`, and the `record`
-   * timestamps (inject a fake one to drive them from a test). @default real time
-   */
-  clock?: Clock;
-  /**
-   * Bytes a direction may queue behind a delayed or held frame (or waiting
-   * for `bandwidth`) before the sender is paused.
-   * @default 1048576
-   */
-  queueLimitBytes?: number;
-  /**
-   * Bytes per second each direction may carry (both, or per direction), as a
-   * slow link would: writes are paced, and the sender is paused once
-   * `queueLimitBytes` wait.
-   * @example { s2c: 64 * 1024 } // replies at 64 KiB/s, requests at full speed
-   * @default unlimited
-   */
-  bandwidth?: number | { c2s?: number; s2c?: number };
-  /**
-   * Keep the frames (the last `maxFrames`, each body up to `maxBodyBytes`)
-   * with timestamps and the faults applied, for `records()` and
-   * `timeline()`, and emit each as a `'record'` event. Every frame is then
-   * cut out whole, so the proxy is slower: for tests, not benchmarks.
-   * @default false
-   */
-  record?: boolean | RecordOptions;
-}
-
-/** What `proxy.stats()` returns: totals over all connections, and each connection's own. */
-export interface FrameProxyStats {
-  c2s: WayCount;
-  s2c: WayCount;
-  faults: Partial<Record<FaultAction, number>>;
-  connections: ConnectionStats[];
-}
-
-/** What a `'fault'` event carries. */
-export interface FaultEvent {
-  connection: number;
-  direction: Way;
-  frame: number;
-  action: FaultAction;
-}
-
-/**
- * What a `'frame'` event carries (emitted only while someone listens), as
- * each frame is passed on: a delayed or held frame when it is queued, not
- * when it leaves (`forwarded()` and `stats()` count what has left).
- */
-export interface FrameEvent {
-  connection: number;
-  direction: Way;
-  frame: number;
-  length: number;
-}
+// settings.ts still reads the options type from here (until it imports proxy-options.ts).
+export type { FrameProxyOptions } from './proxy-options.js';
 
 /** @internal What `createFrameProxy()` hands to the proxy it made. */
 interface ProxyInit extends ProxySettings {
@@ -512,53 +404,6 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     };
   }
 }
-
-/**
- * Start a frame proxy. Resolves once it is listening; rejects with an
- * `InvalidOptionError` for a bad option and a `ProxyListenError` when it
- * cannot listen there. The proxy does not keep the process alive by itself
- * (see `ref()`), and is closed if the process exits first.
- *
- * @example
- * await using proxy = await createFrameProxy({
- *   listen: join(dir, 'proxy.sock'),
- *   upstream: join(dir, 'server.sock'),
- *   faults: [{ action: 'drop', direction: 'c2s', frame: 2 }],
- * });
- * const client = connect(proxy.address); // a string here: `listen` was a path
- * await proxy.waitForFrames('c2s', 3);
- */
-export async function createFrameProxy<L extends Address>(
-  options: FrameProxyOptions<L>,
-): Promise<FrameProxy<ListenAddress<L>>> {
-  const where = 'createFrameProxy()';
-  checkOptionKeys(options, ['listen', 'upstream', ...SETTING_KEYS], where);
-  if (options === undefined) {
-    throw new InvalidOptionError(
-      `${where} needs options: at least \`listen\` and \`upstream\`, e.g. createFrameProxy({ listen: join(dir, 'proxy.sock'), upstream: serverPath }).`,
-    );
-  }
-  const listen = resolveAddress(options.listen, 'listen', where);
-  const upstream = resolveAddress(options.upstream, 'upstream', where);
-  const settings = resolveSettings(options, where);
-  sweepOnce(); // requirement SP-11: what dead test processes left, on the first use
-  if (listen.kind === 'unix') await clearStaleSocket(listen.path);
-  if (listen.kind === 'pipe') await assertPipeFree(listen);
-
-  const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });
-  await new Promise<void>((resolve, reject) => {
-    const failed = (error: Error) => reject(listenError(listen, error));
-    server.once('error', failed);
-    const ready = () => {
-      server.off('error', failed);
-      resolve();
-    };
-    if (listen.kind !== 'tcp') server.listen(listen.path, ready);
-    else server.listen(listen.port, listen.host, ready);
-  });
-  return FrameProxy.create<ListenAddress<L>>({ server, listen, upstream, ...settings });
-}
-
 function checkWay(direction: unknown, where: string): Way {
   if (direction === 'c2s' || direction === 's2c') return direction;
   throw new InvalidOptionError(

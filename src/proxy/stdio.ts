@@ -9,7 +9,8 @@ import { Keepalive } from '../process/keepalive.js';
 import { killTreeSync, signalGroup } from '../process/kill.js';
 import { findCommand } from '../process/which.js';
 import { windowsSpawn } from '../process/windows-command.js';
-import { FrameProxy, type FrameProxyOptions } from './proxy.js';
+import { FrameProxy } from './proxy.js';
+import type { FrameProxyOptions } from './proxy-options.js';
 import { resolveSettings, SETTING_KEYS } from './settings.js';
 import { StreamPair } from './stream-pair.js';
 
