@@ -11,24 +11,11 @@ import { formatAddress, type ResolvedAddress, type TcpAddress } from './address.
 import { realClock } from './clock.js';
 import { type ConnectionHost, ProxyConnection, type SeverMode } from './connection.js';
 import { Tally } from './counters.js';
-import { FrameMalformedError, FrameTooLargeError, UpstreamConnectError } from './errors.js';
-import {
-  type FaultAction,
-  type HoldRule,
-  matchRule,
-  mayHit,
-  parseFaults,
-  parseHoldRule,
-  type Rule,
-  type Way,
-} from './faults.js';
+import { UpstreamConnectError } from './errors.js';
+import { type HoldRule, parseFaults, parseHoldRule, type Rule, type Way } from './faults.js';
 import { FrameHold } from './hold.js';
-import type {
-  FaultEvent,
-  FrameEvent,
-  FrameProxyOptions,
-  FrameProxyStats,
-} from './proxy-options.js';
+import { connectionHost } from './host.js';
+import type { FrameProxyOptions, FrameProxyStats } from './proxy-options.js';
 import type { FrameRecord, Recorder } from './recorder.js';
 import type { ProxySettings } from './settings.js';
 import { count } from './words.js';
@@ -338,72 +325,26 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   }
 
   #host(): ConnectionHost {
-    const { clock, framing, maxFrameBytes, seed, queueLimitBytes, bandwidth } = this.#settings;
     const self = this;
-    return {
-      clock,
-      framing,
-      maxFrameBytes,
-      seed,
-      outboxLimit: queueLimitBytes,
-      bandwidth,
+    return connectionHost(this, {
+      settings: this.#settings,
       total: this.#total,
-      // A hold comes first: a held frame is not faulted.
-      match: (connection: number, way: Way, frame: number) =>
-        (this.#holds.length > 0
-          ? matchRule(this.#holds, way, connection, frame, seed)
-          : undefined) ?? matchRule(this.#rules, way, connection, frame, seed),
-      mayHit: (connection: number, way: Way) =>
-        mayHit(this.#rules, way, connection) || mayHit(this.#holds, way, connection),
-      recordBytes: this.#settings.recorder?.maxBodyBytes ?? 0,
-      record: this.#settings.recorder
-        ? (connection, way, frame, body, length, rule) => {
-            const recorder = this.#settings.recorder as Recorder;
-            const at = this.#now() - this.#started;
-            const record = recorder.add(at, connection, way, frame, body, length, rule);
-            if (this.listenerCount('record') > 0) this.emit('record', record);
-          }
-        : undefined,
-      tooLarge: (
-        connection: number,
-        way: Way,
-        frame: number,
-        declaredLength: number,
-        atLeast?: boolean,
-      ) =>
-        this.#report(
-          new FrameTooLargeError({
-            connection,
-            direction: way,
-            frame,
-            declaredLength,
-            atLeast,
-            maxFrameBytes,
-          }),
-        ),
-      malformed: (connection: number, way: Way, frame: number, reason: string) =>
-        this.#report(
-          new FrameMalformedError({
-            connection,
-            direction: way,
-            frame,
-            framing: framing.name,
-            reason,
-          }),
-        ),
-      faulted: (connection: number, way: Way, frame: number, action: FaultAction) => {
-        if (this.listenerCount('fault') > 0) {
-          this.emit('fault', { connection, direction: way, frame, action } satisfies FaultEvent);
-        }
+      get rules() {
+        return self.#rules;
       },
-      get onFrame() {
-        if (!self.#frameListeners) return undefined;
-        return (connection: number, direction: Way, frame: number, length: number) =>
-          self.emit('frame', { connection, direction, frame, length } satisfies FrameEvent);
+      get holds() {
+        return self.#holds;
       },
-    };
+      get frameListeners() {
+        return self.#frameListeners;
+      },
+      now: () => this.#now(),
+      started: this.#started,
+      report: (error) => this.#report(error),
+    });
   }
 }
+
 function checkWay(direction: unknown, where: string): Way {
   if (direction === 'c2s' || direction === 's2c') return direction;
   throw new InvalidOptionError(
