@@ -20,9 +20,6 @@ import type { FrameRecord, Recorder } from './recorder.js';
 import type { ProxySettings } from './settings.js';
 import { count } from './words.js';
 
-// settings.ts still reads the options type from here (until it imports proxy-options.ts).
-export type { FrameProxyOptions } from './proxy-options.js';
-
 /** @internal What `createFrameProxy()` hands to the proxy it made. */
 interface ProxyInit extends ProxySettings {
   /** undefined for proxyStdio(): connections are attached, not accepted. */

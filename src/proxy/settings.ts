@@ -9,7 +9,7 @@ import { type Clock, realClock } from './clock.js';
 import { checkMaxFrameBytes } from './decoder.js';
 import { parseFaults, type Rule, type Way } from './faults.js';
 import { resolveFraming, type Wire } from './framing.js';
-import type { FrameProxyOptions } from './proxy.js';
+import type { FrameProxyOptions } from './proxy-options.js';
 import { Recorder, type RecordOptions } from './recorder.js';
 
 /** @internal The options both kinds of proxy take, other than where to listen and connect. */
