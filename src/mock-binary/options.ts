@@ -9,7 +9,7 @@ import {
   optionError,
   resolvePlatform,
 } from '../internal/options.js';
-import { passthroughSettings } from '../proxy/settings.js';
+import { checkPassthrough } from '../internal/wire/settings.js';
 import { responseProblem } from '../queue/response-schema.js';
 import {
   type ArgMatcher,
@@ -192,7 +192,7 @@ export function toWireResponse(value: unknown, where: string): WireResponse {
     const passthrough = (value as { passthrough?: unknown }).passthrough;
     if (typeof passthrough === 'object' && passthrough !== null) {
       try {
-        passthroughSettings(passthrough, `the \`passthrough\` of ${where}`);
+        checkPassthrough(passthrough, `the \`passthrough\` of ${where}`);
       } catch (error) {
         if (!(error instanceof InvalidOptionError)) throw error;
         throw new InvalidResponseError(error.message);

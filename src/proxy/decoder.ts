@@ -1,13 +1,11 @@
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { checkOptionKeys } from '../internal/options.js';
+import { checkMaxFrameBytes } from '../internal/wire/settings.js';
 import { FrameDecodeError } from './errors.js';
 import { type Framing, resolveFraming, type Wire } from './framing.js';
 import type { LengthPrefix } from './length-prefix.js';
 import { type Cursor, type Framer, SplitError } from './splitter.js';
-
-/** @internal The default of `maxFrameBytes`, for the proxy and the decoder alike. */
-export const DEFAULT_MAX_FRAME = 64 * 1024 * 1024;
 
 export interface FrameDecoderOptions {
   /**
@@ -218,15 +216,4 @@ export class FrameDecoder {
     this.#buffered -= n;
     return Buffer.concat(parts, n);
   }
-}
-
-/** @internal `maxFrameBytes`: an integer from 0 to what the framing's header can hold. */
-export function checkMaxFrameBytes(value: unknown, framing: Wire, where: string): number {
-  if (value === undefined) return Math.min(DEFAULT_MAX_FRAME, framing.maxLength);
-  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > framing.maxLength) {
-    throw new InvalidOptionError(
-      `Expected the \`maxFrameBytes\` option of ${where} to be an integer from 0 to ${framing.maxLength}, got ${describeValue(value)}.`,
-    );
-  }
-  return value as number;
 }

@@ -1,6 +1,7 @@
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import type { Framing } from '../internal/wire/frames.js';
+import { framingName } from '../internal/wire/settings.js';
 import { contentLengthFraming } from './content-length.js';
 import { customSplitter } from './custom-framer.js';
 import { type LengthPrefix, u16be, u32be, u32le } from './length-prefix.js';
@@ -26,16 +27,7 @@ const FRAMINGS: Record<Framing, Wire> = {
 /** @internal `what` names the value in the message, e.g. ``the `framing` option of createFrameProxy()``. */
 export function resolveFraming(value: unknown, what: string): Wire {
   if (typeof value === 'object' && value !== null) return customSplitter(value as Framer, what);
-  const name = value ?? 'u32be';
-  const framing = Object.hasOwn(FRAMINGS, name as string) ? FRAMINGS[name as Framing] : undefined;
-  if (!framing) {
-    throw new InvalidOptionError(
-      `Expected ${what} to be one of ${Object.keys(FRAMINGS)
-        .map((name) => JSON.stringify(name))
-        .join(', ')}, or a Framer { decode, encode }, got ${describeValue(value)}.`,
-    );
-  }
-  return framing;
+  return FRAMINGS[framingName(value, what)];
 }
 
 /**

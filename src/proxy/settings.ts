@@ -1,13 +1,13 @@
 // The settings a frame proxy takes besides where to listen and connect, checked:
-// shared by createFrameProxy(), proxyStdio() and a mock's faulted passthrough
-// (which checks them when a response is enqueued, so this module must not
-// pull in the proxy itself, its sockets or its pumps).
-import { describeValue } from '../internal/describe.js';
-import { InvalidOptionError } from '../internal/errors.js';
+// shared by createFrameProxy(), proxyStdio() and the runner's faulted
+// passthrough. The checks that are plain data live in src/internal/wire/
+// (settings.ts, rules.ts), where a mock checks a passthrough when the response
+// is enqueued without importing the proxy.
 import { checkOptionKeys, optionError } from '../internal/options.js';
+import { parseFaults } from '../internal/wire/rules.js';
+import { checkMaxFrameBytes, checkPassthrough, checkSeed } from '../internal/wire/settings.js';
 import { type Clock, realClock } from './clock.js';
-import { checkMaxFrameBytes } from './decoder.js';
-import { parseFaults, type Rule, type Way } from './faults.js';
+import type { Rule, Way } from './faults.js';
 import { resolveFraming, type Wire } from './framing.js';
 import type { FrameProxyOptions } from './proxy-options.js';
 import { Recorder, type RecordOptions } from './recorder.js';
@@ -43,8 +43,7 @@ export function resolveSettings(
 ): ProxySettings {
   const framing = resolveFraming(options.framing, `the \`framing\` option of ${where}`);
   const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes, framing, where);
-  const seed = options.seed ?? 1;
-  if (!Number.isInteger(seed)) throw optionError(where, 'seed', 'an integer', seed);
+  const seed = checkSeed(options.seed, where);
   const queueLimitBytes = options.queueLimitBytes ?? 1024 * 1024;
   if (!Number.isInteger(queueLimitBytes) || queueLimitBytes < 0) {
     throw optionError(where, 'queueLimitBytes', 'an integer >= 0', queueLimitBytes);
@@ -115,16 +114,10 @@ function parseBandwidth(value: unknown, where: string): Record<Way, number> {
 
 /**
  * @internal The proxy settings of a `passthrough: { framing, faults, seed, maxFrameBytes }`
- * response, checked (throws an `InvalidOptionError` naming `where`). A
- * framing must be a name: the settings travel to the shim as JSON.
+ * response, checked (throws an `InvalidOptionError` naming `where`; see
+ * checkPassthrough()).
  */
 export function passthroughSettings(spec: unknown, where: string): ProxySettings {
-  const framing = (spec as { framing?: unknown }).framing;
-  if (framing !== undefined && typeof framing !== 'string') {
-    throw new InvalidOptionError(
-      `Expected the \`framing\` of ${where} to be a framing name such as "lines" (a custom Framer cannot reach the shim), got ${describeValue(framing)}.`,
-    );
-  }
-  checkOptionKeys(spec as object, ['framing', 'faults', 'seed', 'maxFrameBytes'], where);
+  checkPassthrough(spec, where);
   return resolveSettings(spec as Omit<FrameProxyOptions, 'listen' | 'upstream'>, where);
 }
