@@ -60,10 +60,11 @@ export class WaitTimeoutError extends ShimkitError {
   }
 }
 
-/** The object was used after `dispose()`. */
+/** The object was used after `dispose()` (or `close()`), or was disposed while a wait on it was pending. */
 export class DisposedError extends ShimkitError {
-  constructor(what: string) {
-    super('ERR_SHIMKIT_DISPOSED', `${what} was already disposed; create a new one for this test.`);
+  /** `what` names the object; `how` (default: "was already disposed; …") says what happened to it. */
+  constructor(what: string, how = 'was already disposed; create a new one for this test.') {
+    super('ERR_SHIMKIT_DISPOSED', `${what} ${how}`);
   }
 }
 

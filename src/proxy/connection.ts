@@ -32,6 +32,8 @@ export interface ConnectionHost {
     atLeast?: boolean,
   ): void;
   malformed(connection: number, way: Way, frame: number, reason: string): void;
+  /** That way of that connection can carry nothing more: it ended after its last frame, or was closed. */
+  wayDone(connection: number, way: Way): void;
   faulted(connection: number, way: Way, frame: number, action: FaultAction): void;
   onFrame: ((connection: number, way: Way, frame: number, length: number) => void) | undefined;
   record:
@@ -42,6 +44,8 @@ export interface ConnectionHost {
         body: Buffer,
         length: number,
         rule: Rule | undefined,
+        /** Set for a frame cut short by end of stream: its body bytes that arrived. */
+        arrived: number | undefined,
       ) => void)
     | undefined;
   recordBytes: number;
@@ -56,6 +60,8 @@ export interface ConnectionStats {
   c2s: WayCount;
   s2c: WayCount;
   faults: Partial<Record<FaultAction, number>>;
+  /** Frames the source cut short by ending its stream, per direction: forwarded as bytes, not counted as frames. */
+  cutShort: Record<Way, number>;
 }
 
 /** One client connection and its upstream twin, as `proxy.connections` and the `'connection'` event give it. */
@@ -109,8 +115,13 @@ export class ProxyConnection {
           ? (way: Way, frame: number, length: number) => report(id, way, frame, length)
           : undefined;
       },
+      cutShort: (way, cut) => {
+        this.#tally.cut(way);
+        host.record?.(id, way, cut.frame, cut.body, cut.length, cut.rule, cut.arrived);
+      },
       record: host.record
-        ? (way, frame, body, length, rule) => host.record?.(id, way, frame, body, length, rule)
+        ? (way, frame, body, length, rule) =>
+            host.record?.(id, way, frame, body, length, rule, undefined)
         : undefined,
       recordBytes: host.recordBytes,
     };
@@ -123,6 +134,7 @@ export class ProxyConnection {
         host.clock,
         host.outboxLimit,
         host.bandwidth.c2s,
+        () => host.wayDone(id, 'c2s'),
       ),
       s2c: new Outbox(
         's2c',
@@ -132,6 +144,7 @@ export class ProxyConnection {
         host.clock,
         host.outboxLimit,
         host.bandwidth.s2c,
+        () => host.wayDone(id, 's2c'),
       ),
     };
     const framing = host.framing;

@@ -1,4 +1,4 @@
-import { type Cursor, SplitError, type Splitter } from './splitter.js';
+import { type Cursor, type CutShortBody, SplitError, type Splitter } from './splitter.js';
 
 /** The longest header block read before giving up on finding its blank line. */
 const HEADER_LIMIT = 16 * 1024;
@@ -76,15 +76,29 @@ class ContentLengthCursor implements Cursor {
   span(wire: Buffer): [number, number] {
     return [wire.indexOf(BLANK_LINE) + 4, wire.length];
   }
+
+  cutShort(start: Buffer, bytes: number): CutShortBody {
+    const declared = this.declared;
+    if (declared === undefined) return { body: Buffer.alloc(0), arrived: 0, length: 0 };
+    const head = start.indexOf(BLANK_LINE) + 4; // in `start`: `record` keeps a whole header block
+    return { body: start.subarray(head), arrived: bytes - head, length: declared };
+  }
 }
 
 function headerTooLong(scan: Buffer): SplitError {
+  const bare = scan.subarray(0, HEADER_LIMIT + 3).indexOf('\n\n');
+  const hint =
+    bare < 0
+      ? ''
+      : `; it has a blank line of bare LFs (LF LF) at byte ${bare}: this framing needs CR LF line ends`;
   return new SplitError(
-    `no blank line (CR LF CR LF) within the first ${HEADER_LIMIT} bytes of a header block that starts ${JSON.stringify(scan.subarray(0, 40).toString('latin1'))}`,
+    `no blank line (CR LF CR LF) within the first ${HEADER_LIMIT} bytes of a header block that starts ${JSON.stringify(scan.subarray(0, 40).toString('latin1'))}${hint}`,
   );
 }
 
-const CONTENT_LENGTH = /^content-length[ \t]*:[ \t]*(\d{1,16})[ \t]*$/i;
+/** A `Content-Length` header line (the name whole, in any case): its value, spaces around it trimmed. */
+const CONTENT_LENGTH = /^content-length[ \t]*:[ \t]*(.*?)[ \t]*$/i;
+const DECIMAL = /^\d{1,16}$/;
 
 /** The body length a header block (without its blank line) declares. */
 function contentLength(head: Buffer): number {
@@ -93,7 +107,13 @@ function contentLength(head: Buffer): number {
   for (const line of text.split('\r\n')) {
     const match = CONTENT_LENGTH.exec(line);
     if (!match) continue;
-    const value = Number(match[1]);
+    const text = match[1] as string;
+    if (!DECIMAL.test(text)) {
+      throw new SplitError(
+        `a Content-Length value ${JSON.stringify(text)} that is not a decimal length (1 to 16 digits, nothing else)`,
+      );
+    }
+    const value = Number(text);
     if (length !== undefined && length !== value) {
       throw new SplitError(`two Content-Length headers that disagree (${length} and ${value})`);
     }
@@ -115,10 +135,12 @@ export const contentLengthFraming: Splitter = {
   limited: true,
   reserved: undefined,
   cursor: (max) => new ContentLengthCursor(max),
-  // The other headers stay as they came; only the length changes.
+  // The other headers stay as they came (X-Original-Content-Length too); only the length changes.
   resizeHeader: (header, length) =>
     Buffer.from(
-      header.toString('latin1').replace(/(content-length[ \t]*:[ \t]*)\d+/gi, `$1${length}`),
+      header
+        .toString('latin1')
+        .replace(/(^|\r\n)(content-length[ \t]*:[ \t]*)\d+/gi, `$1$2${length}`),
       'latin1',
     ),
   encode: (body) => Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]),

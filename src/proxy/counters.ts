@@ -3,6 +3,14 @@ import type { FaultAction, Way, WayCount } from '../internal/wire/frames.js';
 // Plain data the on-disk protocol shares (src/internal/wire/frames.ts).
 export type { WayCount } from '../internal/wire/frames.js';
 
+/** @internal What a tally holds, as plain data. */
+export interface TallySnapshot {
+  c2s: WayCount;
+  s2c: WayCount;
+  faults: Partial<Record<FaultAction, number>>;
+  cutShort: Record<Way, number>;
+}
+
 /**
  * @internal Frames and bytes forwarded per direction, and faults applied by kind.
  * A connection's tally also adds into the proxy's, so totals need no sum.
@@ -11,6 +19,8 @@ export class Tally {
   readonly c2s: WayCount = { frames: 0, bytes: 0 };
   readonly s2c: WayCount = { frames: 0, bytes: 0 };
   readonly faults: Partial<Record<FaultAction, number>> = {};
+  /** Frames the source cut short by ending its stream, per direction (at most one per connection and direction). */
+  readonly cutShort: Record<Way, number> = { c2s: 0, s2c: 0 };
   #onChange: (() => void) | undefined;
 
   constructor(
@@ -33,7 +43,18 @@ export class Tally {
     this.parent?.fault(action);
   }
 
-  snapshot(): { c2s: WayCount; s2c: WayCount; faults: Partial<Record<FaultAction, number>> } {
-    return { c2s: { ...this.c2s }, s2c: { ...this.s2c }, faults: { ...this.faults } };
+  /** The source ended its stream in the middle of a frame. */
+  cut(way: Way): void {
+    this.cutShort[way] += 1;
+    this.parent?.cut(way);
+  }
+
+  snapshot(): TallySnapshot {
+    return {
+      c2s: { ...this.c2s },
+      s2c: { ...this.s2c },
+      faults: { ...this.faults },
+      cutShort: { ...this.cutShort },
+    };
   }
 }

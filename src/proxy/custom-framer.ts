@@ -1,6 +1,12 @@
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
-import { type Cursor, type Framer, SplitError, type Splitter } from './splitter.js';
+import {
+  type Cursor,
+  type CutShortBody,
+  type Framer,
+  SplitError,
+  type Splitter,
+} from './splitter.js';
 
 class CustomCursor implements Cursor {
   bodyLength = 0;
@@ -59,6 +65,10 @@ class CustomCursor implements Cursor {
 
   span(): undefined {
     return undefined;
+  }
+
+  cutShort(start: Buffer, bytes: number): CutShortBody {
+    return { body: start, arrived: bytes, length: bytes }; // no header says how long it would have been
   }
 
   /**

@@ -16,6 +16,8 @@ export interface PumpContext {
   /** The bytes are not in this framing (lines, content-length and custom framings). */
   malformed(way: Way, frame: number, reason: string): void;
   faulted(way: Way, frame: number, action: FaultAction): void;
+  /** The source ended its stream in the middle of a frame (counted; kept with `record`). */
+  cutShort(way: Way, cut: CutShort): void;
   sever(mode: 'fin' | 'rst', after?: Outbox): void;
   /** Report each frame passed on (a delayed or held one when queued; only when someone listens). */
   onFrame: ((way: Way, frame: number, length: number) => void) | undefined;
@@ -41,6 +43,21 @@ export interface Target {
   body: Buffer;
   /** Where `body` lies in `wire`; undefined when only `encode()` can rebuild the frame. */
   span: [number, number] | undefined;
+}
+
+/** @internal What arrived of a frame the source cut short by ending its stream. */
+export interface CutShort {
+  frame: number;
+  /** The rule that targets it, if any (none applies, but `drop`). */
+  rule: Rule | undefined;
+  /** Its bytes not forwarded yet (all of them, or a header held back); undefined when they streamed through. */
+  wire: Buffer | undefined;
+  /** What arrived of its body (with `record`, at least its start). */
+  body: Buffer;
+  /** Body bytes that arrived. */
+  arrived: number;
+  /** The body length its header declares, or `arrived` when no header says. */
+  length: number;
 }
 
 /**
@@ -155,6 +172,27 @@ export abstract class FramePump {
       }
     }
     if (release) this.out.push(release, 1);
+  }
+
+  /** The source ended: a reordered frame still held had no frame after it, and goes out now. */
+  protected releaseHeld(): void {
+    const release = this.held;
+    this.held = undefined;
+    if (release) this.out.push(release, 1);
+  }
+
+  /**
+   * A frame the source cut short by ending its stream is not a whole frame,
+   * so no fault applies to it: what arrived of it goes on once, as it came,
+   * and it is counted as cut short, not as a frame. Only a `drop` still keeps
+   * it back (counted as a drop, as asked).
+   */
+  protected cutShort(cut: CutShort): void {
+    const { frame, rule, wire } = cut;
+    const dropped = rule !== undefined && rule.action === 'drop' && rule.hold === undefined;
+    if (dropped) this.ctx.faulted(this.way, frame, 'drop');
+    else if (wire) this.out.push(wire, 0);
+    this.ctx.cutShort(this.way, cut);
   }
 
   protected pass(data: Buffer, frame: number, length: number): void {

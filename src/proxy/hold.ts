@@ -11,6 +11,12 @@ export interface Holder {
 }
 
 /**
+ * @internal Why a wait can never be met (the proxy closed, a stdio child is
+ * gone): the error for a wait on `what` that got `got` (received of expected).
+ */
+export type WaitEnd = (what: string, got: string, received: number, expected: number) => Error;
+
+/**
  * Frames caught by `proxy.hold(rule)`: they stay in flight (and the frames
  * behind them in the same direction of the same connection queue up, in
  * order) until `release()`. A barrier for race tests, like a mock binary's
@@ -31,6 +37,7 @@ export class FrameHold {
   readonly #waiters = new Set<() => void>();
   readonly #describe: string;
   readonly #onRelease: () => void;
+  #ended: WaitEnd | undefined;
 
   /** @internal Use `proxy.hold()`. */
   static create(describe: string, onRelease: () => void): FrameHold {
@@ -77,8 +84,22 @@ export class FrameHold {
   }
 
   /**
+   * @internal No frame can be caught any more (the proxy closed, or the
+   * stdio child can no longer send that way): waits not met, pending or
+   * later, reject with `end`'s error.
+   */
+  end(end: WaitEnd): void {
+    if (this.#ended) return;
+    this.#ended = end;
+    for (const check of [...this.#waiters]) check();
+  }
+
+  /**
    * Resolve once `n` frames (default 1) have been caught. Rejects with a
-   * `WaitTimeoutError` after `timeoutMs` (default 4000 ms).
+   * `WaitTimeoutError` after `timeoutMs` (default 4000 ms), and at once when
+   * no frame can be caught any more: a `DisposedError` once the proxy is
+   * closed, a `StreamEndedError` once a `proxyStdio()` child can no longer
+   * send the frames the hold is waiting for.
    */
   waitHeld(n = 1, options: { timeoutMs?: number } = {}): Promise<void> {
     const where = 'hold.waitHeld()';
@@ -90,23 +111,31 @@ export class FrameHold {
     checkOptionKeys(options, ['timeoutMs'], where);
     const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, DEFAULT_WAIT_MS);
     if (this.#caught >= n) return Promise.resolve();
+    const what = `hold.waitHeld() waited for ${count(n, 'frame')} matching ${this.#describe}`;
+    if (this.#ended) return Promise.reject(this.#ended(what, this.#got(), this.#caught, n));
     return new Promise((resolve, reject) => {
       const check = () => {
-        if (this.#caught < n) return;
+        const ended = this.#ended;
+        if (this.#caught < n && !ended) return;
         this.#waiters.delete(check);
         clearTimeout(timer);
-        resolve();
+        if (this.#caught >= n) resolve();
+        else reject((ended as WaitEnd)(what, this.#got(), this.#caught, n));
       };
       const timer = setTimeout(() => {
         this.#waiters.delete(check);
         reject(
           new WaitTimeoutError(
-            `hold.waitHeld(): waited ${timeoutMs} ms for ${count(n, 'frame')} matching ${this.#describe}; caught ${this.#caught}${this.#open ? ' (the hold was released)' : ''}.`,
+            `hold.waitHeld(): waited ${timeoutMs} ms for ${count(n, 'frame')} matching ${this.#describe}; ${this.#got()}.`,
           ),
         );
       }, timeoutMs);
       this.#waiters.add(check);
     });
+  }
+
+  #got(): string {
+    return `caught ${this.#caught}${this.#open ? ' (the hold was released)' : ''}`;
   }
 
   /** Let the held frames go, in order, and catch no more. Calling it again does nothing. */

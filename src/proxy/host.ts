@@ -24,6 +24,8 @@ export interface HostSide {
   readonly started: number;
   /** Keep an error, and emit it as `'error'` when someone listens. */
   report(error: Error): void;
+  /** That way of that connection can carry nothing more. */
+  wayDone(connection: number, way: Way): void;
 }
 
 /**
@@ -49,10 +51,10 @@ export function connectionHost(events: EventEmitter, proxy: HostSide): Connectio
       mayHit(proxy.rules, way, connection) || mayHit(proxy.holds, way, connection),
     recordBytes: proxy.settings.recorder?.maxBodyBytes ?? 0,
     record: proxy.settings.recorder
-      ? (connection, way, frame, body, length, rule) => {
+      ? (connection, way, frame, body, length, rule, arrived) => {
           const recorder = proxy.settings.recorder as Recorder;
           const at = proxy.now() - proxy.started;
-          const record = recorder.add(at, connection, way, frame, body, length, rule);
+          const record = recorder.add(at, connection, way, frame, body, length, rule, arrived);
           if (events.listenerCount('record') > 0) events.emit('record', record);
         }
       : undefined,
@@ -83,6 +85,7 @@ export function connectionHost(events: EventEmitter, proxy: HostSide): Connectio
           reason,
         }),
       ),
+    wayDone: (connection: number, way: Way) => proxy.wayDone(connection, way),
     faulted: (connection: number, way: Way, frame: number, action: FaultAction) => {
       if (events.listenerCount('fault') > 0) {
         events.emit('fault', { connection, direction: way, frame, action } satisfies FaultEvent);

@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../internal/errors.js';
-import { type Cursor, SplitError, type Splitter } from './splitter.js';
+import { type Cursor, type CutShortBody, SplitError, type Splitter } from './splitter.js';
 
 const NEWLINE = 10;
 const CR = 13;
@@ -55,6 +55,10 @@ class LineCursor implements Cursor {
 
   span(wire: Buffer): [number, number] {
     return [0, wire.length - lineEnding(wire)];
+  }
+
+  cutShort(start: Buffer, bytes: number): CutShortBody {
+    return { body: start, arrived: bytes, length: bytes }; // no header says how long it would have been
   }
 }
 

@@ -44,6 +44,8 @@ export class Outbox implements Holder {
     private readonly clock: Clock,
     private readonly limit: number,
     private readonly rate = 0,
+    /** Called once, when this direction can carry nothing more: its destination was ended after the last byte, or the outbox was closed. */
+    private onDone: (() => void) | undefined = undefined,
   ) {
     this.#piece = rate > 0 ? Math.max(1, Math.min(64 * 1024, Math.floor(rate / 50))) : 0;
     destination.on('drain', () => {
@@ -125,6 +127,13 @@ export class Outbox implements Holder {
     if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#whenEmpty = [];
+    this.#done();
+  }
+
+  #done(): void {
+    const done = this.onDone;
+    this.onDone = undefined;
+    done?.();
   }
 
   get queuedBytes(): number {
@@ -166,6 +175,7 @@ export class Outbox implements Holder {
       if (this.#ending && !this.#closed) {
         this.#ending = false;
         this.destination.end();
+        this.#done();
       }
     }
   }

@@ -81,6 +81,8 @@ export interface FrameProxyStats {
   c2s: WayCount;
   s2c: WayCount;
   faults: Partial<Record<FaultAction, number>>;
+  /** Frames the source cut short by ending its stream, per direction: forwarded as bytes, not counted as frames. */
+  cutShort: Record<Way, number>;
   connections: ConnectionStats[];
 }
 

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { connect, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { describeValue } from '../internal/describe.js';
-import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { InvalidOptionError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
@@ -19,6 +19,7 @@ import { connectionHost } from './host.js';
 import type { FrameProxyOptions, FrameProxyStats } from './proxy-options.js';
 import type { FrameRecord, Recorder } from './recorder.js';
 import type { ProxySettings } from './settings.js';
+import { ProxyWaits } from './waits.js';
 import { count } from './words.js';
 
 /** @internal What `createFrameProxy()` hands to the proxy it made. */
@@ -57,11 +58,12 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
    */
   readonly connections: ProxyConnection[] = [];
   readonly #server: Server | undefined;
-  readonly #listen: ResolvedAddress;
   readonly #upstream: ResolvedAddress;
   readonly #total: Tally;
   readonly #errors: Error[] = [];
-  readonly #waiters = new Set<() => void>();
+  readonly #waits: ProxyWaits;
+  /** proxyStdio(): told when a direction of its one connection can carry nothing more. */
+  readonly #onWayDone = new Map<number, (way: Way) => void>();
   readonly #forgetExit: () => void;
   readonly #unrecord: () => void;
   readonly #settings: ProxyInit;
@@ -82,11 +84,16 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     const { server, listen } = init;
     this.#settings = init;
     this.#server = server;
-    this.#listen = listen;
     this.#upstream = init.upstream;
     this.#rules = init.rules;
     this.#started = this.#now();
-    this.#total = new Tally(undefined, () => this.#notify());
+    this.#total = new Tally(undefined, () => this.#waits.notify());
+    this.#waits = new ProxyWaits({
+      name: `Proxy on ${formatAddress(listen)}`,
+      forwarded: (way) => this.#total[way].frames,
+      progress: () =>
+        `forwarded so far: c2s ${this.#total.c2s.frames}, s2c ${this.#total.s2c.frames} over ${count(this.connections.length, 'connection')}`,
+    });
     const bound = server?.address();
     this.address = (
       listen.kind !== 'tcp'
@@ -118,7 +125,10 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     return this.#total[checkWay(direction, 'proxy.forwarded()')].frames;
   }
 
-  /** Frames and bytes per direction, per connection, and faults applied by kind. Readable after close. */
+  /**
+   * Frames and bytes per direction, per connection, faults applied by kind,
+   * and frames cut short by end of stream (`cutShort`). Readable after close.
+   */
   stats(): FrameProxyStats {
     return { ...this.#total.snapshot(), connections: this.connections.map((c) => c.stats()) };
   }
@@ -156,7 +166,9 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     const hold = FrameHold.create(describe, () => {
       this.#holds = this.#holds.filter((r) => r.hold !== hold);
     });
-    this.#holds.push(parseHoldRule(rule, hold, where));
+    const parsed = parseHoldRule(rule, hold, where);
+    this.#holds.push(parsed);
+    this.#waits.track(parsed);
     return hold;
   }
 
@@ -200,7 +212,10 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   /**
    * Resolve once `n` frames have been forwarded that way (all connections);
    * reject with a `WaitTimeoutError` after `timeoutMs` (default 4000 ms,
-   * below the 5 s test timeout of vitest and jest).
+   * below the 5 s test timeout of vitest and jest). A wait that can no longer
+   * be met rejects at once: with a `DisposedError` once the proxy is closed,
+   * and under `proxyStdio()` with a `StreamEndedError` that says how the
+   * child ended once nothing more can go that way.
    */
   async waitForFrames(
     direction: Way,
@@ -216,25 +231,12 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     }
     checkOptionKeys(options, ['timeoutMs'], where);
     const timeoutMs = checkMs(where, 'timeoutMs', options.timeoutMs, DEFAULT_WAIT_MS);
-    if (this.forwarded(direction) >= n) return;
-    await new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (this.forwarded(direction) < n) return;
-        this.#waiters.delete(check);
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.#waiters.delete(check);
-        const { c2s, s2c } = this.stats();
-        reject(
-          new WaitTimeoutError(
-            `Proxy on ${formatAddress(this.#listen)}: waited ${timeoutMs} ms for ${count(n, 'frame')} ${direction}; forwarded so far: c2s ${c2s.frames}, s2c ${s2c.frames} over ${count(this.connections.length, 'connection')}.`,
-          ),
-        );
-      }, timeoutMs);
-      this.#waiters.add(check);
-    });
+    await this.#waits.wait(direction, n, timeoutMs);
+  }
+
+  /** @internal proxyStdio(): nothing more can go `way` (`how` says why); waits on it that are not met reject. */
+  endWaits(way: Way, how: string): void {
+    this.#waits.endWay(way, how);
   }
 
   /**
@@ -259,6 +261,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     this.#closed = true;
     this.#forgetExit();
     for (const connection of this.connections) connection.destroy();
+    this.#waits.close();
     const server = this.#server;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     this.#unrecord();
@@ -273,13 +276,9 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   #closeNow(): void {
     this.#closed = true;
     for (const connection of this.connections) connection.destroy();
+    this.#waits.close();
     this.#server?.close();
     this.#unrecord();
-  }
-
-  #notify(): void {
-    if (this.#waiters.size === 0) return;
-    for (const check of [...this.#waiters]) check();
   }
 
   #report(error: Error): void {
@@ -287,9 +286,14 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 
-  /** @internal proxyStdio(): carry one pair of streams, as an accepted connection. */
-  attach(client: Duplex, upstream: Duplex): ProxyConnection {
-    const connection = ProxyConnection.open(++this.#accepted, client, upstream, this.#host());
+  /**
+   * @internal proxyStdio(): carry one pair of streams, as an accepted
+   * connection; `onWayDone` hears when a direction can carry nothing more.
+   */
+  attach(client: Duplex, upstream: Duplex, onWayDone?: (way: Way) => void): ProxyConnection {
+    const id = ++this.#accepted;
+    if (onWayDone) this.#onWayDone.set(id, onWayDone);
+    const connection = ProxyConnection.open(id, client, upstream, this.#host());
     this.connections.push(connection);
     this.emit('connection', connection);
     return connection;
@@ -339,6 +343,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
       now: () => this.#now(),
       started: this.#started,
       report: (error) => this.#report(error),
+      wayDone: (connection, way) => this.#onWayDone.get(connection)?.(way),
     });
   }
 }

@@ -40,10 +40,6 @@ export class Pump extends FramePump {
     super(way, out, ctx);
   }
 
-  get framesSeen(): number {
-    return this.#frame;
-  }
-
   protected encode(body: Buffer): Buffer {
     return Buffer.concat([this.framing.write(body.length), body]);
   }
@@ -175,19 +171,55 @@ export class Pump extends FramePump {
     if (!this.#capture) this.#forward(chunk, seg, len, done);
   }
 
-  /** The source ended its write side: flush what is held, then end the destination. */
+  /**
+   * The source ended its write side: a reordered frame still held goes out
+   * (no frame came after it), then what arrived of a frame the source cut
+   * short, as it came (see `cutShort()`), then the destination is ended.
+   */
   end(): void {
     if (this.stopped) return;
-    const capture = this.#capture;
-    if (capture && capture.rule?.action !== 'drop') {
-      // The source stopped mid-frame: pass on what it sent, as it sent it.
-      this.out.push(Buffer.concat([capture.header, ...capture.parts]), 0);
-    }
-    if (this.#headerHave > 0)
-      this.out.push(Buffer.from(this.#header.subarray(0, this.#headerHave)), 0);
-    if (this.held) this.out.push(this.held, 1);
-    this.held = undefined;
+    this.releaseHeld();
+    this.#cutShort();
     this.out.end();
+  }
+
+  /** The frame under way when the source ended, if any: its bytes not yet forwarded go on, or are dropped. */
+  #cutShort(): void {
+    const capture = this.#capture;
+    if (capture) {
+      this.#capture = undefined;
+      const body = Buffer.concat(capture.parts);
+      const wire = Buffer.concat([capture.header, body]);
+      this.cutShort({
+        frame: capture.frame,
+        rule: capture.rule,
+        wire,
+        body,
+        arrived: body.length,
+        length: capture.length,
+      });
+    } else if (this.#inBody) {
+      // It streamed through: its bytes are out already; `record` kept its start.
+      const body = Buffer.concat(this.#kept, this.#keptBytes);
+      this.#kept = [];
+      this.#keptBytes = 0;
+      this.cutShort({
+        frame: this.#frame,
+        rule: undefined,
+        wire: undefined,
+        body,
+        arrived: this.#bodyLength - this.#bodyLeft,
+        length: this.#bodyLength,
+      });
+    } else if (this.#headerHave > 0) {
+      // Held back until the frame's number was known: it never was, until now.
+      const frame = ++this.#frame;
+      const rule = this.ctx.mayHit(this.way) ? this.ctx.match(this.way, frame) : undefined;
+      const wire = Buffer.from(this.#header.subarray(0, this.#headerHave));
+      this.#headerHave = 0;
+      this.cutShort({ frame, rule, wire, body: Buffer.alloc(0), arrived: 0, length: 0 });
+    }
+    this.#inBody = false;
   }
 
   #forward(chunk: Buffer, from: number, to: number, frames: number): void {

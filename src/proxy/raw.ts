@@ -1,4 +1,4 @@
-import type { Cursor, Splitter } from './splitter.js';
+import type { Cursor, CutShortBody, Splitter } from './splitter.js';
 
 class RawCursor implements Cursor {
   bodyLength = 0;
@@ -26,6 +26,10 @@ class RawCursor implements Cursor {
 
   span(wire: Buffer): [number, number] {
     return [0, wire.length];
+  }
+
+  cutShort(start: Buffer, bytes: number): CutShortBody {
+    return { body: start, arrived: bytes, length: bytes }; // no header says how long it would have been
   }
 }
 

@@ -13,8 +13,17 @@ export interface FrameRecord {
   length: number;
   /** The body as it arrived, up to `record.maxBodyBytes`. */
   body: Buffer;
-  /** The fault that hit it (`'hold'` for `proxy.hold()`), if any. */
+  /**
+   * The fault that hit it (`'hold'` for `proxy.hold()`), if any. A frame cut
+   * short is only ever hit by a `drop`: no other fault applies to it.
+   */
   fault: FaultAction | 'hold' | undefined;
+  /**
+   * The source ended its stream in the middle of this frame: `body` is what
+   * arrived of it, `length` what its header declares (or, with no header
+   * saying, the bytes that arrived).
+   */
+  cutShort: boolean;
   /** The frame as one line of `proxy.timeline()`. */
   line: string;
 }
@@ -38,7 +47,7 @@ export class Recorder {
     readonly maxBodyBytes: number,
   ) {}
 
-  /** `body` is the body or its start (at least `maxBodyBytes` of it); `length` the whole body's. */
+  /** `body` is the body or its start (at least `maxBodyBytes` of it); `length` the whole body's (as its header declares). */
   add(
     at: number,
     connection: number,
@@ -47,7 +56,10 @@ export class Recorder {
     body: Buffer,
     length: number,
     rule: Rule | undefined,
+    /** Set for a frame cut short by end of stream: its body bytes that arrived. */
+    arrived?: number,
   ): FrameRecord {
+    const cutShort = arrived !== undefined;
     const fault = rule?.hold ? 'hold' : rule?.action;
     const kept = Buffer.from(body.subarray(0, this.maxBodyBytes));
     const record: FrameRecord = {
@@ -57,8 +69,11 @@ export class Recorder {
       frame,
       length,
       body: kept,
-      fault,
-      line: formatLine(at, connection, direction, frame, kept, length, rule),
+      fault: cutShort && fault !== 'drop' ? undefined : fault,
+      cutShort,
+      line: cutShort
+        ? formatCutShort(at, connection, direction, frame, kept, arrived, length, fault)
+        : formatLine(at, connection, direction, frame, kept, length, rule),
     };
     if (this.#ring.length < this.maxFrames) this.#ring.push(record);
     else {
@@ -99,6 +114,24 @@ function formatLine(
   const time = `${at.toFixed(1).padStart(8)} ms`;
   const label = rule ? `  ${faultLabel(rule, length)}` : '';
   return `${time}  ${direction} #${frame}  conn ${connection}  ${length} B  ${preview(body, length)}${label}`;
+}
+
+/** `   12.3 ms  c2s #2  conn 1  3 of 10 B  abc  CUT SHORT by end of stream: DROPPED` */
+function formatCutShort(
+  at: number,
+  connection: number,
+  direction: Way,
+  frame: number,
+  body: Buffer,
+  arrived: number,
+  length: number,
+  fault: FaultAction | 'hold' | undefined,
+): string {
+  const time = `${at.toFixed(1).padStart(8)} ms`;
+  const size = arrived < length ? `${arrived} of ${length} B` : `${arrived} B`;
+  const what =
+    fault === 'drop' ? ': DROPPED' : fault !== undefined ? ` (${fault} not applied)` : '';
+  return `${time}  ${direction} #${frame}  conn ${connection}  ${size}  ${preview(body, arrived)}  CUT SHORT by end of stream${what}`;
 }
 
 /** Text as it is (tabs and line ends escaped), or hex for bytes that are not text; cut at 40 characters. */

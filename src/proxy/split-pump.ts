@@ -44,10 +44,6 @@ export class SplitPump extends FramePump {
     this.readsAs = splitter.readsAs;
   }
 
-  get framesSeen(): number {
-    return this.#frame;
-  }
-
   protected encode(body: Buffer): Buffer {
     return this.splitter.encode(body);
   }
@@ -150,16 +146,23 @@ export class SplitPump extends FramePump {
     if (!this.#current?.capture) this.#forward(chunk, seg, len, done);
   }
 
-  /** The source ended its write side: flush what is held, then end the destination. */
+  /**
+   * The source ended its write side: a reordered frame still held goes out
+   * (no frame came after it), then what arrived of a frame the source cut
+   * short, as it came (see `cutShort()`), then the destination is ended.
+   */
   end(): void {
     if (this.stopped) return;
+    this.releaseHeld();
     const current = this.#current;
-    if (current?.capture && current.rule?.action !== 'drop') {
-      // The source stopped mid-frame: pass on what it sent, as it sent it.
-      this.out.push(Buffer.concat(current.parts), 0);
+    if (current) {
+      this.#current = undefined;
+      // All its bytes when captured; else they streamed through, and `record` kept their start.
+      const start = Buffer.concat(current.parts);
+      const { body, arrived, length } = this.#cursor.cutShort(start, current.bytes);
+      const wire = current.capture ? start : undefined;
+      this.cutShort({ frame: current.frame, rule: current.rule, wire, body, arrived, length });
     }
-    if (this.held) this.out.push(this.held, 1);
-    this.held = undefined;
     this.out.end();
   }
 

@@ -75,6 +75,19 @@ export interface Cursor {
   bodyFrom(start: Buffer): Buffer;
   /** Where that body lies in its bytes, or undefined when only `encode()` can rebuild it (custom framers). */
   span(wire: Buffer): [number, number] | undefined;
+  /**
+   * The frame under way was cut short by the end of the stream after
+   * `bytes` bytes, of which `start` holds the first (all of them when it was
+   * cut out, else as many as `record` kept): what arrived of its body.
+   */
+  cutShort(start: Buffer, bytes: number): CutShortBody;
+}
+
+/** @internal What arrived of a frame cut short: its body's start, its body bytes, the length it declares (or `arrived`). */
+export interface CutShortBody {
+  body: Buffer;
+  arrived: number;
+  length: number;
 }
 
 /** @internal A framing that finds frame ends by looking at the bytes: lines, content-length, raw, custom. */

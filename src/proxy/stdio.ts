@@ -9,6 +9,7 @@ import { Keepalive } from '../process/keepalive.js';
 import { killTreeSync, signalGroup } from '../process/kill.js';
 import { findCommand } from '../process/which.js';
 import { windowsSpawn } from '../process/windows-command.js';
+import type { Way } from './faults.js';
 import { FrameProxy } from './proxy.js';
 import type { FrameProxyOptions } from './proxy-options.js';
 import { resolveSettings, SETTING_KEYS } from './settings.js';
@@ -34,6 +35,9 @@ export interface StdioExit {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
 }
+
+/** How long a direction's end waits for the child's exit to say how it ended. */
+const EXIT_GRACE_MS = 1000;
 
 /** The most of a child's stderr `stderrTail()` keeps. */
 const STDERR_TAIL = 64 * 1024;
@@ -98,7 +102,7 @@ export class StdioProxy {
     // A child that exits while requests are still being written gives EPIPE: that is its exit, not the test's error.
     childSide.on('error', () => {});
     testSide.on('error', () => {});
-    proxy.attach(testSide, childSide);
+    proxy.attach(testSide, childSide, (way) => this.#wayDone(way));
     this.#keepalive = new Keepalive(child);
     // 'exit', not 'close': a grandchild may hold the child's stdout open long after.
     this.#exited = new Promise((resolve) => {
@@ -177,6 +181,41 @@ export class StdioProxy {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /**
+   * A direction can carry nothing more (the child closed its stdout or its
+   * stdin, or exited): the proxy's waits on it that are not met reject, saying
+   * how the child ended. Its exit is often reported just after its pipes close:
+   * it is waited for a moment before the message settles for "closed its stdout".
+   */
+  #wayDone(way: Way): void {
+    const end = (how: string) => this.proxy.endWaits(way, how);
+    if (this.#exit) {
+      end(this.#howEnded(this.#exit));
+      return;
+    }
+    const closed =
+      way === 's2c'
+        ? `the child (pid ${this.pid}) closed its stdout`
+        : this.stdin.writableEnded
+          ? 'stdin was ended'
+          : `the child (pid ${this.pid}) closed its stdin`;
+    const timer = setTimeout(() => {
+      this.#child.off('exit', exited);
+      end(closed);
+    }, EXIT_GRACE_MS);
+    timer.unref(); // a wait with a deadline keeps Node alive; this alone does not
+    const exited = () => {
+      clearTimeout(timer);
+      end(this.#howEnded(this.#exit as StdioExit));
+    };
+    this.#child.once('exit', exited);
+  }
+
+  #howEnded(exit: StdioExit): string {
+    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode}`;
+    return `the child (pid ${this.pid}) ${how}`;
   }
 
   #keepStderr(chunk: Buffer): void {
