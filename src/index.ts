@@ -114,6 +114,28 @@ export {
   type StdioProxyOptions,
 } from './proxy/stdio.js';
 export { ProtocolError, StateWriteError } from './queue/errors.js';
+export {
+  type ChatStreamError,
+  type ChatStreamOptions,
+  type ChatToolCall,
+  type ChatUsage,
+  type MessagesStreamOptions,
+  type MessagesThinking,
+  type MessagesToolUse,
+  type MessagesUsage,
+  type MockServerResponse,
+  type ResponseChunk,
+  type ResponseCut,
+  type ResponseOptions,
+  type ResponsesFunctionCall,
+  type ResponsesStreamOptions,
+  type ResponsesUsage,
+  reply,
+  type SseEvent,
+  type StatusReplyOptions,
+  sse,
+  type WireReplyOptions,
+} from './server/index.js';
 export { MockExitCode } from './queue/exit-codes.js';
 export type {
   AnyValue,
