@@ -114,6 +114,15 @@ export {
   type StdioProxyOptions,
 } from './proxy/stdio.js';
 export { ProtocolError, StateWriteError } from './queue/errors.js';
+export { MockExitCode } from './queue/exit-codes.js';
+export type {
+  AnyValue,
+  ArgMatcher,
+  MockMatch,
+  PassthroughFaults,
+  PassthroughStats,
+  ResponseSource,
+} from './queue/types.js';
 export {
   type ChatStreamError,
   type ChatStreamOptions,
@@ -136,12 +145,3 @@ export {
   sse,
   type WireReplyOptions,
 } from './server/index.js';
-export { MockExitCode } from './queue/exit-codes.js';
-export type {
-  AnyValue,
-  ArgMatcher,
-  MockMatch,
-  PassthroughFaults,
-  PassthroughStats,
-  ResponseSource,
-} from './queue/types.js';

@@ -2,8 +2,8 @@
 // (src/index.ts) exports them. createMockServer is exported beside these.
 
 export {
-  type StatusReplyOptions,
   reply,
+  type StatusReplyOptions,
   type WireReplyOptions,
 } from './reply.js';
 export type { ChatStreamError, ChatStreamOptions, ChatToolCall, ChatUsage } from './sse/chat.js';

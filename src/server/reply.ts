@@ -2,8 +2,14 @@ import { STATUS_CODES } from 'node:http';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { MAX_TIMER_MS } from '../internal/limits.js';
-import { optionError } from '../internal/options.js';
-import { builderOptions, nullableString, type ResponseOptions, stringOption, withResponseFields } from './sse/options.js';
+import { checkOptionKeys, optionError } from '../internal/options.js';
+import {
+  builderOptions,
+  nullableString,
+  type ResponseOptions,
+  stringOption,
+  withResponseFields,
+} from './sse/options.js';
 import type { MockServerResponse } from './types.js';
 
 // reply.*: plain (non-streaming) responses, beside sse.* and under the same
@@ -53,10 +59,15 @@ export function json(body: unknown, options?: ResponseOptions): MockServerRespon
   try {
     copy = JSON.stringify(body);
   } catch (error) {
-    throw new InvalidOptionError(`Expected the body of ${where} to be a JSON value; JSON.stringify failed: ${String(error)}.`, { cause: error });
+    throw new InvalidOptionError(
+      `Expected the body of ${where} to be a JSON value; JSON.stringify failed: ${String(error)}.`,
+      { cause: error },
+    );
   }
   if (copy === undefined) {
-    throw new InvalidOptionError(`Expected the body of ${where} to be a JSON value, got ${describeValue(body)}.`);
+    throw new InvalidOptionError(
+      `Expected the body of ${where} to be a JSON value, got ${describeValue(body)}.`,
+    );
   }
   return withResponseFields({ json: JSON.parse(copy as string) }, o, where);
 }
@@ -69,7 +80,10 @@ export function json(body: unknown, options?: ResponseOptions): MockServerRespon
 export function text(body: string, options?: ResponseOptions): MockServerResponse {
   const where = 'reply.text()';
   const o = builderOptions(options, [], where);
-  if (typeof body !== 'string') throw new InvalidOptionError(`Expected the text of ${where} to be a string, got ${describeValue(body)}.`);
+  if (typeof body !== 'string')
+    throw new InvalidOptionError(
+      `Expected the text of ${where} to be a string, got ${describeValue(body)}.`,
+    );
   return withResponseFields({ text: body }, o, where);
 }
 
@@ -86,12 +100,20 @@ export function text(body: string, options?: ResponseOptions): MockServerRespons
  */
 export function status(code: number, options?: StatusReplyOptions): MockServerResponse {
   const where = typeof code === 'number' ? `reply.status(${code})` : 'reply.status()';
-  const o = builderOptions(options, ['retryAfter', 'retryAfterMs', 'message', 'errorType', 'errorCode'], where);
+  const o = builderOptions(
+    options,
+    ['retryAfter', 'retryAfterMs', 'message', 'errorType', 'errorCode'],
+    where,
+  );
   if (!Number.isInteger(code) || code < 100 || code > 999) {
-    throw new InvalidOptionError(`Expected the status code of ${where} to be an integer from 100 to 999, got ${describeValue(code)}.`);
+    throw new InvalidOptionError(
+      `Expected the status code of ${where} to be an integer from 100 to 999, got ${describeValue(code)}.`,
+    );
   }
   if (o.status !== undefined) {
-    throw new InvalidOptionError(`${where} got a \`status\` option too; the status is its first argument.`);
+    throw new InvalidOptionError(
+      `${where} got a \`status\` option too; the status is its first argument.`,
+    );
   }
   const headers: Record<string, string | string[]> = {};
   const seconds = delay(o.retryAfter, where, 'retryAfter', 1000);
@@ -110,16 +132,33 @@ export function status(code: number, options?: StatusReplyOptions): MockServerRe
           json: {
             type: 'error',
             error: {
-              type: stringOption(o.errorType, where, 'errorType', ERROR_TYPES[code] ?? (code >= 500 ? 'api_error' : 'invalid_request_error')),
-              message: stringOption(o.message, where, 'message', `shimkit: scripted ${code} ${STATUS_CODES[code] ?? 'status'}`),
+              type: stringOption(
+                o.errorType,
+                where,
+                'errorType',
+                ERROR_TYPES[code] ?? (code >= 500 ? 'api_error' : 'invalid_request_error'),
+              ),
+              message: stringOption(
+                o.message,
+                where,
+                'message',
+                `shimkit: scripted ${code} ${STATUS_CODES[code] ?? 'status'}`,
+              ),
               code: nullableString(o.errorCode, where, 'errorCode', null),
               param: null,
             },
           },
         }
       : {};
-  const merged = Object.keys(headers).length > 0 || o.headers !== undefined ? { ...headers, ...(o.headers as object) } : undefined;
-  return withResponseFields({ status: code, ...body }, { ...o, status: code, headers: merged }, where);
+  const merged =
+    Object.keys(headers).length > 0 || o.headers !== undefined
+      ? { ...headers, ...(o.headers as object) }
+      : undefined;
+  return withResponseFields(
+    { status: code, ...body },
+    { ...o, status: code, headers: merged },
+    where,
+  );
 }
 
 /**
@@ -142,12 +181,8 @@ export function raw(bytes: Uint8Array | string, options?: ResponseOptions): Mock
  */
 export function wire(bytes: Uint8Array | string, options?: WireReplyOptions): MockServerResponse {
   const where = 'reply.wire()';
-  const o = builderOptions(options, [], where);
-  for (const key of Object.keys(o)) {
-    if (!['delayMs', 'times', 'optional'].includes(key)) {
-      throw new InvalidOptionError(`Option \`${key}\` of ${where} has no meaning: the bytes are the whole answer. Valid options: delayMs, times, optional.`);
-    }
-  }
+  // Status, headers, body and cuts have no meaning here: the bytes are the whole answer.
+  const o = checkOptionKeys(options, ['delayMs', 'times', 'optional'], where);
   return withResponseFields({ wireBase64: toBase64(bytes, where) }, o, where);
 }
 
@@ -156,14 +191,22 @@ export const reply = { json, text, status, raw, wire } as const;
 
 function toBase64(bytes: unknown, where: string): string {
   if (typeof bytes === 'string') return Buffer.from(bytes, 'utf8').toString('base64');
-  if (bytes instanceof Uint8Array) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-  throw new InvalidOptionError(`Expected the bytes of ${where} to be a Uint8Array (or Buffer) or a string, got ${describeValue(bytes)}.`);
+  if (bytes instanceof Uint8Array)
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  throw new InvalidOptionError(
+    `Expected the bytes of ${where} to be a Uint8Array (or Buffer) or a string, got ${describeValue(bytes)}.`,
+  );
 }
 
 /** A retry hint in `unit` ms: a finite number from 0, at most a timer's limit. */
 function delay(value: unknown, where: string, option: string, unit: number): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value * unit > MAX_TIMER_MS) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    value * unit > MAX_TIMER_MS
+  ) {
     throw optionError(where, option, `a number from 0 to ${MAX_TIMER_MS / unit}`, value);
   }
   return value;

@@ -40,11 +40,24 @@ describe('sse and reply builders', () => {
 
   it('HT-08 ids, model and timestamps are deterministic and overridable', () => {
     expect(sse.chat('a')).toEqual(sse.chat('a'));
-    const chat = datas(sse.chat('a', { id: 'c1', model: 'gpt-x', created: 5, systemFingerprint: null }));
-    expect(chat[0]).toMatchObject({ id: 'c1', model: 'gpt-x', created: 5, system_fingerprint: null });
-    const calls = datas(sse.chat([], { toolCalls: [{ name: 'a' }, { name: 'b', id: 'call_x', arguments: { q: 1 } }] }));
+    const chat = datas(
+      sse.chat('a', { id: 'c1', model: 'gpt-x', created: 5, systemFingerprint: null }),
+    );
+    expect(chat[0]).toMatchObject({
+      id: 'c1',
+      model: 'gpt-x',
+      created: 5,
+      system_fingerprint: null,
+    });
+    const calls = datas(
+      sse.chat([], {
+        toolCalls: [{ name: 'a' }, { name: 'b', id: 'call_x', arguments: { q: 1 } }],
+      }),
+    );
     const headers = calls.flatMap((c) => {
-      const delta = (c.choices as Array<{ delta: { tool_calls?: Array<Record<string, unknown>> } }>)[0]?.delta;
+      const delta = (
+        c.choices as Array<{ delta: { tool_calls?: Array<Record<string, unknown>> } }> | undefined
+      )?.[0]?.delta;
       return (delta?.tool_calls ?? []).filter((t) => t.id !== undefined);
     });
     expect(headers.map((h) => [h.index, h.id])).toEqual([
@@ -73,7 +86,9 @@ describe('sse and reply builders', () => {
     const stop = (r: ReturnType<typeof sse.messages>) =>
       datas(r).find((d) => d.type === 'message_delta')?.delta;
     expect(stop(sse.messages('a'))).toEqual({ stop_reason: 'end_turn', stop_sequence: null });
-    expect(stop(sse.messages([], { toolUse: [{ name: 't' }] }))).toMatchObject({ stop_reason: 'tool_use' });
+    expect(stop(sse.messages([], { toolUse: [{ name: 't' }] }))).toMatchObject({
+      stop_reason: 'tool_use',
+    });
     expect(stop(sse.messages('a', { stopReason: 'stop_sequence', stopSequence: '###' }))).toEqual({
       stop_reason: 'stop_sequence',
       stop_sequence: '###',
@@ -91,14 +106,18 @@ describe('sse and reply builders', () => {
       completion_tokens: 3,
       total_tokens: 12,
     });
-    expect(last(sse.chat('a', { usage: { completion_tokens: 5, completion_tokens_details: { x: 1 } } }))).toEqual({
+    expect(
+      last(sse.chat('a', { usage: { completion_tokens: 5, completion_tokens_details: { x: 1 } } })),
+    ).toEqual({
       prompt_tokens: 9,
       completion_tokens: 5,
       total_tokens: 14,
       completion_tokens_details: { x: 1 },
     });
     const completed = datas(sse.responses(['a', 'b'], { usage: { input_tokens: 1 } })).at(-1);
-    expect(completed).toMatchObject({ response: { usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 } } });
+    expect(completed).toMatchObject({
+      response: { usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 } },
+    });
     const start = datas(sse.messages(['a', 'b'], { usage: { input_tokens: 3 } }));
     expect(start[0]).toMatchObject({ message: { usage: { input_tokens: 3, output_tokens: 1 } } });
     expect(start.find((d) => d.type === 'message_delta')?.usage).toEqual({ output_tokens: 2 });
@@ -116,30 +135,58 @@ describe('sse and reply builders', () => {
     expect(() => sse.chat('a', { toolCalls: [{ arguments: '{}' }] as never })).toThrow(
       'Expected the `toolCalls[0].name` option of sse.chat() to be a string, got undefined',
     );
-    expect(() => sse.chat('a', { toolCalls: {} as never })).toThrow('`toolCalls` option of sse.chat()');
+    expect(() => sse.chat('a', { toolCalls: {} as never })).toThrow(
+      '`toolCalls` option of sse.chat()',
+    );
     expect(() => sse.chat('a', { toolCalls: [{ name: 'x', arguments: 3 as never }] })).toThrow(
       '`toolCalls[0].arguments` option',
     );
-    expect(() => sse.chat('a', { created: -1 })).toThrow('`created` option of sse.chat() to be a non-negative integer');
+    expect(() => sse.chat('a', { created: -1 })).toThrow(
+      '`created` option of sse.chat() to be a non-negative integer',
+    );
     expect(() => sse.chat('a', { includeUsage: 'yes' as never })).toThrow('`includeUsage`');
     expect(() => sse.chat('a', { usage: { prompt_tokens: -3 } })).toThrow('`usage.prompt_tokens`');
-    expect(() => sse.chat('a', { error: { msg: 'x' } as never })).toThrow('Unknown option `msg` for the `error` option of sse.chat()');
-    expect(() => sse.responses('a', { reasoning: 'x', reasoningText: 'y' })).toThrow('got both `reasoning`');
-    expect(() => sse.responses('a', { functionCalls: [{ name: 1 }] as never })).toThrow('`functionCalls[0].name`');
+    expect(() => sse.chat('a', { error: { msg: 'x' } as never })).toThrow(
+      'Unknown option `msg` for the `error` option of sse.chat()',
+    );
+    expect(() => sse.responses('a', { reasoning: 'x', reasoningText: 'y' })).toThrow(
+      'got both `reasoning`',
+    );
+    expect(() => sse.responses('a', { functionCalls: [{ name: 1 }] as never })).toThrow(
+      '`functionCalls[0].name`',
+    );
     expect(() => sse.messages('a', { thinking: 5 as never })).toThrow(InvalidOptionError);
-    expect(() => sse.messages('a', { toolUse: [{ name: 't', input: 5 as never }] })).toThrow('`toolUse[0].input`');
-    expect(() => sse.events('x' as never)).toThrow('Expected the events of sse.events() to be an array');
-    expect(() => reply.json(undefined)).toThrow('Expected the body of reply.json() to be a JSON value');
-    expect(() => reply.text(1 as never)).toThrow('Expected the text of reply.text() to be a string');
-    expect(() => reply.status(42)).toThrow('Expected the status code of reply.status(42) to be an integer from 100 to 999');
+    expect(() => sse.messages('a', { toolUse: [{ name: 't', input: 5 as never }] })).toThrow(
+      '`toolUse[0].input`',
+    );
+    expect(() => sse.events('x' as never)).toThrow(
+      'Expected the events of sse.events() to be an array',
+    );
+    expect(() => reply.json(undefined)).toThrow(
+      'Expected the body of reply.json() to be a JSON value',
+    );
+    expect(() => reply.text(1 as never)).toThrow(
+      'Expected the text of reply.text() to be a string',
+    );
+    expect(() => reply.status(42)).toThrow(
+      'Expected the status code of reply.status(42) to be an integer from 100 to 999',
+    );
     expect(() => reply.status(429, { status: 500 })).toThrow('the status is its first argument');
-    expect(() => reply.status(429, { retryAfterMs: -1 })).toThrow('`retryAfterMs` option of reply.status(429)');
-    expect(() => reply.raw(5 as never)).toThrow('Expected the bytes of reply.raw() to be a Uint8Array');
-    expect(() => reply.wire('x', { status: 200 } as never)).toThrow('Unknown option `status` for reply.wire()');
+    expect(() => reply.status(429, { retryAfterMs: -1 })).toThrow(
+      '`retryAfterMs` option of reply.status(429)',
+    );
+    expect(() => reply.raw(5 as never)).toThrow(
+      'Expected the bytes of reply.raw() to be a Uint8Array',
+    );
+    expect(() => reply.wire('x', { status: 200 } as never)).toThrow(
+      'Unknown option `status` for reply.wire()',
+    );
   });
 
   it('HT-02 response fields given to a builder are checked at once (InvalidResponseError)', () => {
-    expect(() => sse.chat('a', { cut: { afterEvents: 9, how: 'fin' } })).toThrow(InvalidResponseError);
+    expect(() => sse.chat('a', { cut: { afterEvents: 9, how: 'fin' } })).toThrow(
+      InvalidResponseError,
+    );
     expect(() => sse.chat('a', { cut: { afterEvents: 9, how: 'fin' } })).toThrow(
       'sse.chat(): cut.afterEvents must be at most the number of events, 4',
     );
@@ -155,10 +202,19 @@ describe('sse and reply builders', () => {
     const w = reply.wire('HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nab', { times: 2 });
     expect(toWireResponse(w, 'w')).toMatchObject({ kind: 'wire', status: 200, times: 2 });
     expect(reply.status(204)).toEqual({ status: 204 });
-    expect(reply.status(500, { headers: { 'x-should-retry': 'false' }, message: 'boom', errorCode: 'e1' })).toEqual({
+    expect(
+      reply.status(500, {
+        headers: { 'x-should-retry': 'false' },
+        message: 'boom',
+        errorCode: 'e1',
+      }),
+    ).toEqual({
       status: 500,
       headers: { 'x-should-retry': 'false' },
-      json: { type: 'error', error: { type: 'api_error', message: 'boom', code: 'e1', param: null } },
+      json: {
+        type: 'error',
+        error: { type: 'api_error', message: 'boom', code: 'e1', param: null },
+      },
     });
     expect(reply.status(429, { retryAfter: 1, headers: { 'Retry-After': '7' } }).headers).toEqual({
       'retry-after-ms': '1000',

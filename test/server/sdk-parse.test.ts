@@ -45,7 +45,9 @@ async function serve(...responses: MockServerResponse[]): Promise<Server> {
     child.stderr?.on('data', (chunk: Buffer) => {
       err += chunk.toString();
     });
-    child.on('close', (code) => reject(new Error(`sse-server exited (${code}) before listening: ${err}`)));
+    child.on('close', (code) =>
+      reject(new Error(`sse-server exited (${code}) before listening: ${err}`)),
+    );
   });
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -83,19 +85,33 @@ describe('the builders through the real SDKs', () => {
     expect(text.choices[0]?.message.content).toBe('Hello');
     expect(text.choices[0]?.finish_reason).toBe('stop');
     expect(text.usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
-    expect(text).toMatchObject({ id: 'chatcmpl-shimkit-1', model: 'shimkit-model', created: 1700000000 });
+    expect(text).toMatchObject({
+      id: 'chatcmpl-shimkit-1',
+      model: 'shimkit-model',
+      created: 1700000000,
+    });
     const tools = await client.chat.completions.stream(chatParams).finalChatCompletion();
     const message = tools.choices[0]?.message;
     expect(message?.content).toBe('Checking.');
     expect(tools.choices[0]?.finish_reason).toBe('tool_calls');
     expect(message?.tool_calls).toEqual([
-      { id: 'call_shimkit_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-      { id: 'call_shimkit_2', type: 'function', function: { name: 'get_time', arguments: '{"tz":"CET"}' } },
+      {
+        id: 'call_shimkit_1',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+      },
+      {
+        id: 'call_shimkit_2',
+        type: 'function',
+        function: { name: 'get_time', arguments: '{"tz":"CET"}' },
+      },
     ]);
   });
 
   it('HT-08 openai chat: the error chunk throws APIError with its message and type, after the deltas', async () => {
-    const server = await serve(sse.chat('Hel', { error: { message: 'scripted boom', code: 'e42' } }));
+    const server = await serve(
+      sse.chat('Hel', { error: { message: 'scripted boom', code: 'e42' } }),
+    );
     const stream = await openai(server).chat.completions.create({ ...chatParams, stream: true });
     const seen: string[] = [];
     const run = async () => {
@@ -106,7 +122,12 @@ describe('the builders through the real SDKs', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(OpenAI.APIError);
-    expect(error).toMatchObject({ message: 'scripted boom', type: 'server_error', code: 'e42', status: undefined });
+    expect(error).toMatchObject({
+      message: 'scripted boom',
+      type: 'server_error',
+      code: 'e42',
+      status: undefined,
+    });
     expect(seen.join('')).toBe('Hel');
   });
 
@@ -119,7 +140,9 @@ describe('the builders through the real SDKs', () => {
       }),
     );
     const client = openai(server);
-    const text = await client.responses.stream({ model: 'shimkit-model', input: 'hi' }).finalResponse();
+    const text = await client.responses
+      .stream({ model: 'shimkit-model', input: 'hi' })
+      .finalResponse();
     expect(text.output_text).toBe('Hello');
     expect(text.status).toBe('completed');
     expect(text.usage).toMatchObject({ input_tokens: 9, output_tokens: 2, total_tokens: 11 });
@@ -130,7 +153,9 @@ describe('the builders through the real SDKs', () => {
     expect(deltas).toEqual(['Sunny.']);
     expect(full.output_text).toBe('Sunny.');
     expect(full.output.map((item) => item.type)).toEqual(['reasoning', 'message', 'function_call']);
-    expect(full.output[0]).toMatchObject({ summary: [{ type: 'summary_text', text: 'Check the weather.' }] });
+    expect(full.output[0]).toMatchObject({
+      summary: [{ type: 'summary_text', text: 'Check the weather.' }],
+    });
     expect(full.output[2]).toMatchObject({
       call_id: 'call_shimkit_1',
       name: 'get_weather',
@@ -145,11 +170,20 @@ describe('the builders through the real SDKs', () => {
       sse.responses('Hel', { failed: { code: 'server_error', message: 'it failed' } }),
     );
     const client = openai(server);
-    const reasoned = await client.responses.stream({ model: 'shimkit-model', input: 'hi' }).finalResponse();
-    expect(reasoned.output[0]).toMatchObject({ type: 'reasoning', content: [{ type: 'reasoning_text', text: 'Let me think.' }] });
+    const reasoned = await client.responses
+      .stream({ model: 'shimkit-model', input: 'hi' })
+      .finalResponse();
+    expect(reasoned.output[0]).toMatchObject({
+      type: 'reasoning',
+      content: [{ type: 'reasoning_text', text: 'Let me think.' }],
+    });
     expect(reasoned.output_text).toBe('ok');
     // The core Stream yields an `error` event (its JSON has no `error` member); the stream ends there.
-    const events = await client.responses.create({ model: 'shimkit-model', input: 'hi', stream: true });
+    const events = await client.responses.create({
+      model: 'shimkit-model',
+      input: 'hi',
+      stream: true,
+    });
     const types: string[] = [];
     let last: unknown;
     for await (const event of events) {
@@ -157,8 +191,15 @@ describe('the builders through the real SDKs', () => {
       last = event;
     }
     expect(types.at(-1)).toBe('error');
-    expect(last).toMatchObject({ type: 'error', code: 'server_error', message: 'boom', sequence_number: 5 });
-    const failed = await client.responses.stream({ model: 'shimkit-model', input: 'hi' }).finalResponse();
+    expect(last).toMatchObject({
+      type: 'error',
+      code: 'server_error',
+      message: 'boom',
+      sequence_number: 5,
+    });
+    const failed = await client.responses
+      .stream({ model: 'shimkit-model', input: 'hi' })
+      .finalResponse();
     expect(failed.status).toBe('failed');
     expect(failed.error).toEqual({ code: 'server_error', message: 'it failed' });
   });
@@ -176,18 +217,31 @@ describe('the builders through the real SDKs', () => {
     const text = await client.messages.stream(messageParams).finalMessage();
     expect(text.content).toHaveLength(1);
     expect(text.content[0]).toMatchObject({ type: 'text', text: 'Hello there!' });
-    expect(text).toMatchObject({ id: 'msg_shimkit_1', model: 'shimkit-model', stop_reason: 'end_turn' });
+    expect(text).toMatchObject({
+      id: 'msg_shimkit_1',
+      model: 'shimkit-model',
+      stop_reason: 'end_turn',
+    });
     expect(text.usage).toMatchObject({ input_tokens: 9, output_tokens: 3 });
     const tool = await client.messages.stream(messageParams).finalMessage();
     expect(tool.stop_reason).toBe('tool_use');
     expect(tool.content.map((b) => b.type)).toEqual(['thinking', 'text', 'tool_use']);
-    expect(tool.content[0]).toMatchObject({ thinking: 'Check the weather.', signature: 'c2hpbWtpdA==' });
-    expect(tool.content[2]).toMatchObject({ id: 'toolu_shimkit_1', name: 'get_weather', input: { city: 'Paris' } });
+    expect(tool.content[0]).toMatchObject({
+      thinking: 'Check the weather.',
+      signature: 'c2hpbWtpdA==',
+    });
+    expect(tool.content[2]).toMatchObject({
+      id: 'toolu_shimkit_1',
+      name: 'get_weather',
+      input: { city: 'Paris' },
+    });
     expect(tool.usage).toMatchObject({ input_tokens: 21, output_tokens: 12 });
   });
 
   it('HT-08 anthropic messages: event: error throws APIError with the error type, after the text so far', async () => {
-    const server = await serve(sse.messages('Hel', { error: { type: 'overloaded_error', message: 'Overloaded' } }));
+    const server = await serve(
+      sse.messages('Hel', { error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    );
     const stream = anthropic(server).messages.stream(messageParams);
     const seen: string[] = [];
     stream.on('text', (delta) => seen.push(delta));
@@ -222,7 +276,10 @@ describe('the builders through the real SDKs', () => {
   });
 
   it('HT-08 reply.status: x-should-retry false on a 500 stops both SDKs; the error body is read', async () => {
-    const stop = reply.status(500, { headers: { 'x-should-retry': 'false' }, message: 'scripted 500' });
+    const stop = reply.status(500, {
+      headers: { 'x-should-retry': 'false' },
+      message: 'scripted 500',
+    });
     const server = await serve(stop, stop);
     const chat = await openai(server, 2)
       .chat.completions.create(chatParams)

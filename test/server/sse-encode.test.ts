@@ -28,7 +28,8 @@ function decode(text: string): Decoded[] {
   let retry: number | undefined;
   for (const line of lines) {
     if (line === '') {
-      if (data !== '') out.push({ event, data: data.endsWith('\n') ? data.slice(0, -1) : data, id, retry });
+      if (data !== '')
+        out.push({ event, data: data.endsWith('\n') ? data.slice(0, -1) : data, id, retry });
       event = '';
       data = '';
       continue;
@@ -75,7 +76,8 @@ function refused(e: SseEvent): boolean {
   if (e.id?.includes('\0')) return true;
   if (e.retry !== undefined && (!Number.isInteger(e.retry) || e.retry < 0)) return true;
   if (typeof e.data === 'string' && e.data.includes('\r')) return true;
-  if (e.data === undefined && (e.event !== undefined || Object.keys(e).every((k) => k === 'data'))) return true;
+  if (e.data === undefined && (e.event !== undefined || Object.keys(e).every((k) => k === 'data')))
+    return true;
   return false;
 }
 

@@ -6,7 +6,7 @@ import { type MockServerResponse, reply, sse } from '../../src/index.js';
 import { toWireResponse } from '../../src/server/response.js';
 
 /** §1a */
-const CHAT_TEXT = String.raw`data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700000000,"model":"shimkit-model","system_fingerprint":"fp_shimkit","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}
+const CHAT_TEXT = `data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700000000,"model":"shimkit-model","system_fingerprint":"fp_shimkit","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}
 
 data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700000000,"model":"shimkit-model","system_fingerprint":"fp_shimkit","choices":[{"index":0,"delta":{"content":"Hel"},"logprobs":null,"finish_reason":null}],"usage":null}
 
@@ -34,7 +34,7 @@ data: [DONE]
 `;
 
 /** §1c */
-const CHAT_REASONING = String.raw`data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700000000,"model":"shimkit-model","system_fingerprint":"fp_shimkit","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
+const CHAT_REASONING = `data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700000000,"model":"shimkit-model","system_fingerprint":"fp_shimkit","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
 
 data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700000000,"model":"shimkit-model","system_fingerprint":"fp_shimkit","choices":[{"index":0,"delta":{"reasoning_content":"Think."},"logprobs":null,"finish_reason":null}]}
 
@@ -43,7 +43,7 @@ data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700
 `;
 
 /** §1d */
-const CHAT_ERROR = String.raw`data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700000000,"model":"shimkit-model","system_fingerprint":"fp_shimkit","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
+const CHAT_ERROR = `data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700000000,"model":"shimkit-model","system_fingerprint":"fp_shimkit","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
 
 data: {"id":"chatcmpl-shimkit-1","object":"chat.completion.chunk","created":1700000000,"model":"shimkit-model","system_fingerprint":"fp_shimkit","choices":[{"index":0,"delta":{"content":"Hel"},"logprobs":null,"finish_reason":null}]}
 
@@ -52,7 +52,7 @@ data: {"error":{"message":"shimkit: scripted stream error","type":"server_error"
 `;
 
 /** §2a */
-const RESPONSES_TEXT = String.raw`event: response.created
+const RESPONSES_TEXT = `event: response.created
 data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_shimkit_1","object":"response","created_at":1700000000,"status":"in_progress","background":false,"error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"shimkit-model","output":[],"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},"store":false,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","usage":null,"user":null,"metadata":{}}}
 
 event: response.in_progress
@@ -121,7 +121,7 @@ data: {"type":"response.output_item.done","sequence_number":12,"output_index":1,
 `;
 
 /** §2c */
-const RESPONSES_ERRORS = String.raw`event: error
+const RESPONSES_ERRORS = `event: error
 data: {"type":"error","code":"server_error","message":"shimkit: scripted stream error","param":null,"sequence_number":4}
 
 event: response.failed
@@ -130,7 +130,7 @@ data: {"type":"response.failed","sequence_number":4,"response":{"id":"resp_shimk
 `;
 
 /** §3a */
-const MESSAGES_FIXTURE = String.raw`event: message_start
+const MESSAGES_FIXTURE = `event: message_start
 data: {"type":"message_start","message":{"id":"msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK","type":"message","role":"assistant","content":[],"model":"claude-3-opus-20240229","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":11,"output_tokens":1}}}
 
 event: content_block_start
@@ -211,7 +211,7 @@ data: {"type":"message_stop"}
 `;
 
 /** §3c */
-const MESSAGES_ERROR = String.raw`event: error
+const MESSAGES_ERROR = `event: error
 data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}
 
 `;
@@ -222,7 +222,9 @@ function body(response: MockServerResponse): string {
 }
 
 function pieces(response: MockServerResponse): string[] {
-  return toWireResponse(response, 'the test response').pieces.map((p) => Buffer.from(p).toString('utf8'));
+  return toWireResponse(response, 'the test response').pieces.map((p) =>
+    Buffer.from(p).toString('utf8'),
+  );
 }
 
 /** The doc's block split into its events (each ending in its blank line). */
@@ -232,7 +234,9 @@ function events(block: string): string[] {
 
 describe('sse builders, byte for byte (sse-wire-formats.md)', () => {
   it('HT-08 §1a chat text with usage: 6 events, usage:null in every chunk, the usage chunk, [DONE]', () => {
-    expect(body(sse.chat(['Hel', 'lo'], { includeUsage: true, usage: { prompt_tokens: 9 } }))).toBe(CHAT_TEXT);
+    expect(body(sse.chat(['Hel', 'lo'], { includeUsage: true, usage: { prompt_tokens: 9 } }))).toBe(
+      CHAT_TEXT,
+    );
   });
 
   it('HT-08 §1a chat text without includeUsage: no usage members, no usage chunk (5 events)', () => {
@@ -244,7 +248,9 @@ describe('sse builders, byte for byte (sse-wire-formats.md)', () => {
   });
 
   it('HT-08 §1b chat tool call only: the role chunk carries the first call header', () => {
-    const response = sse.chat([], { toolCalls: [{ name: 'get_weather', arguments: ['{"city":', '"Paris"}'] }] });
+    const response = sse.chat([], {
+      toolCalls: [{ name: 'get_weather', arguments: ['{"city":', '"Paris"}'] }],
+    });
     expect(body(response)).toBe(CHAT_TOOL);
   });
 
@@ -291,7 +297,9 @@ describe('sse builders, byte for byte (sse-wire-formats.md)', () => {
     const failed = pieces(sse.responses('Hel', { failed: {}, inProgress: false }));
     expect(failed[4]).toBe(failedEvent);
     const both = pieces(sse.responses('Hel', { error: {}, failed: {}, inProgress: false }));
-    expect(both[5]).toBe((failedEvent as string).replace('"sequence_number":4', '"sequence_number":5'));
+    expect(both[5]).toBe(
+      (failedEvent as string).replace('"sequence_number":4', '"sequence_number":5'),
+    );
   });
 
   it('HT-08 §3a messages: the SDK fixture basic_response.txt, byte for byte (legacyOrder)', () => {
@@ -314,7 +322,9 @@ describe('sse builders, byte for byte (sse-wire-formats.md)', () => {
   });
 
   it('HT-08 §3c messages error mid-stream: event: error instead of the rest', () => {
-    const out = pieces(sse.messages('Hel', { error: { type: 'overloaded_error', message: 'Overloaded' } }));
+    const out = pieces(
+      sse.messages('Hel', { error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    );
     expect(out.at(-1)).toBe(MESSAGES_ERROR);
     expect(out.map((e) => e.split('\n')[0])).toEqual([
       'event: message_start',

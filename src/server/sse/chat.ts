@@ -1,6 +1,13 @@
 import { optionError } from '../../internal/options.js';
 import type { MockServerResponse, SseEvent } from '../types.js';
-import { CHAT_ID, callId, SHIMKIT_CREATED, SHIMKIT_INPUT_TOKENS, SHIMKIT_MODEL, SYSTEM_FINGERPRINT } from './ids.js';
+import {
+  CHAT_ID,
+  callId,
+  SHIMKIT_CREATED,
+  SHIMKIT_INPUT_TOKENS,
+  SHIMKIT_MODEL,
+  SYSTEM_FINGERPRINT,
+} from './ids.js';
 import {
   booleanOption,
   builderOptions,
@@ -119,18 +126,27 @@ export function chat(text: string | string[], options?: ChatStreamOptions): Mock
   const o = builderOptions(options, OWN_KEYS, WHERE);
   const texts = deltas(text, WHERE);
   const reasoning = deltasOption(o.reasoning, WHERE, 'reasoning');
-  const reasoningField = stringOption(o.reasoningField, WHERE, 'reasoningField', 'reasoning_content');
-  const calls = listOption(o.toolCalls, WHERE, 'toolCalls', 'an array of { name, arguments?, id? }').map(
-    (call, i) => {
-      const c = objectOption(call, WHERE, `toolCalls[${i}]`, ['name', 'arguments', 'id']) ?? {};
-      if (typeof c.name !== 'string') throw optionError(WHERE, `toolCalls[${i}].name`, 'a string', c.name);
-      return {
-        name: c.name,
-        id: stringOption(c.id, WHERE, `toolCalls[${i}].id`, callId(i + 1)),
-        pieces: jsonPieces(c.arguments, WHERE, `toolCalls[${i}].arguments`, ['{}']),
-      };
-    },
+  const reasoningField = stringOption(
+    o.reasoningField,
+    WHERE,
+    'reasoningField',
+    'reasoning_content',
   );
+  const calls = listOption(
+    o.toolCalls,
+    WHERE,
+    'toolCalls',
+    'an array of { name, arguments?, id? }',
+  ).map((call, i) => {
+    const c = objectOption(call, WHERE, `toolCalls[${i}]`, ['name', 'arguments', 'id']) ?? {};
+    if (typeof c.name !== 'string')
+      throw optionError(WHERE, `toolCalls[${i}].name`, 'a string', c.name);
+    return {
+      name: c.name,
+      id: stringOption(c.id, WHERE, `toolCalls[${i}].id`, callId(i + 1)),
+      pieces: jsonPieces(c.arguments, WHERE, `toolCalls[${i}].arguments`, ['{}']),
+    };
+  });
   const finishReason = stringOption(
     o.finishReason,
     WHERE,
@@ -138,7 +154,8 @@ export function chat(text: string | string[], options?: ChatStreamOptions): Mock
     calls.length > 0 ? 'tool_calls' : 'stop',
   );
   const includeUsage = booleanOption(o.includeUsage, WHERE, 'includeUsage', o.usage !== undefined);
-  const pieceCount = texts.length + reasoning.length + calls.reduce((n, c) => n + c.pieces.length, 0);
+  const pieceCount =
+    texts.length + reasoning.length + calls.reduce((n, c) => n + c.pieces.length, 0);
   const usage = usageOption(
     o.usage,
     WHERE,
@@ -151,7 +168,12 @@ export function chat(text: string | string[], options?: ChatStreamOptions): Mock
     object: 'chat.completion.chunk',
     created: countOption(o.created, WHERE, 'created', SHIMKIT_CREATED),
     model: stringOption(o.model, WHERE, 'model', SHIMKIT_MODEL),
-    system_fingerprint: nullableString(o.systemFingerprint, WHERE, 'systemFingerprint', SYSTEM_FINGERPRINT),
+    system_fingerprint: nullableString(
+      o.systemFingerprint,
+      WHERE,
+      'systemFingerprint',
+      SYSTEM_FINGERPRINT,
+    ),
   };
   const chunk = (delta: object, finish: string | null = null): SseEvent => ({
     data: {
@@ -188,7 +210,12 @@ export function chat(text: string | string[], options?: ChatStreamOptions): Mock
   }
   if (error !== undefined) {
     const body = {
-      message: stringOption(error.message, WHERE, 'error.message', 'shimkit: scripted stream error'),
+      message: stringOption(
+        error.message,
+        WHERE,
+        'error.message',
+        'shimkit: scripted stream error',
+      ),
       type: stringOption(error.type, WHERE, 'error.type', 'server_error'),
       param: nullableString(error.param, WHERE, 'error.param', null),
       code: nullableString(error.code, WHERE, 'error.code', null),

@@ -1,5 +1,5 @@
-import { InvalidOptionError } from '../../internal/errors.js';
 import { describeValue } from '../../internal/describe.js';
+import { InvalidOptionError } from '../../internal/errors.js';
 import type { MockServerResponse, SseEvent } from '../types.js';
 import { chat } from './chat.js';
 import { messages } from './messages.js';

@@ -115,7 +115,10 @@ type Block = { start: object; deltas: object[] };
  * api.enqueue(sse.messages([], { toolUse: [{ name: 'get_weather', input: { city: 'Paris' } }] }));
  * api.enqueue(sse.messages('Hel', { error: { type: 'overloaded_error', message: 'Overloaded' } }));
  */
-export function messages(text: string | string[], options?: MessagesStreamOptions): MockServerResponse {
+export function messages(
+  text: string | string[],
+  options?: MessagesStreamOptions,
+): MockServerResponse {
   const o = builderOptions(options, OWN_KEYS, WHERE);
   const blocks: Block[] = [];
   if (o.thinking !== undefined) {
@@ -127,14 +130,20 @@ export function messages(text: string | string[], options?: MessagesStreamOption
     blocks.push({
       start: { type: 'thinking', thinking: '', signature: '' },
       deltas: [
-        ...deltas(t.text, WHERE, '`thinking.text` option').map((thinking) => ({ type: 'thinking_delta', thinking })),
+        ...deltas(t.text, WHERE, '`thinking.text` option').map((thinking) => ({
+          type: 'thinking_delta',
+          thinking,
+        })),
         { type: 'signature_delta', signature },
       ],
     });
   }
   const texts = deltas(text, WHERE);
   if (texts.length > 0) {
-    blocks.push({ start: { type: 'text', text: '' }, deltas: texts.map((t) => ({ type: 'text_delta', text: t })) });
+    blocks.push({
+      start: { type: 'text', text: '' },
+      deltas: texts.map((t) => ({ type: 'text_delta', text: t })),
+    });
   }
   const tools = listOption(o.toolUse, WHERE, 'toolUse', 'an array of { name, input?, id? }');
   for (const [i, tool] of tools.entries()) {
@@ -169,13 +178,20 @@ export function messages(text: string | string[], options?: MessagesStreamOption
   const id = stringOption(o.id, WHERE, 'id', ANTHROPIC_MESSAGE_ID);
   const model = stringOption(o.model, WHERE, 'model', SHIMKIT_MODEL);
   const head = { id, type: 'message', role: 'assistant' };
-  const tail = { stop_reason: null, stop_sequence: null, usage: { ...startUsage, output_tokens: 1 } };
-  const message = legacy ? { ...head, content: [], model, ...tail } : { ...head, model, content: [], ...tail };
+  const tail = {
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { ...startUsage, output_tokens: 1 },
+  };
+  const message = legacy
+    ? { ...head, content: [], model, ...tail }
+    : { ...head, model, content: [], ...tail };
   const error = objectOption(o.error, WHERE, 'error', ['type', 'message']);
   const ping = booleanOption(o.ping, WHERE, 'ping', true);
 
   const events: SseEvent[] = [];
-  const emit = (type: string, body: object = {}) => events.push({ event: type, data: { type, ...body } });
+  const emit = (type: string, body: object = {}) =>
+    events.push({ event: type, data: { type, ...body } });
   emit('message_start', { message });
   for (const [index, block] of blocks.entries()) {
     emit('content_block_start', { index, content_block: block.start });
@@ -194,9 +210,17 @@ export function messages(text: string | string[], options?: MessagesStreamOption
     });
     return sseResponse(events, o, WHERE);
   }
-  const stopReason = stringOption(o.stopReason, WHERE, 'stopReason', tools.length > 0 ? 'tool_use' : 'end_turn');
+  const stopReason = stringOption(
+    o.stopReason,
+    WHERE,
+    'stopReason',
+    tools.length > 0 ? 'tool_use' : 'end_turn',
+  );
   emit('message_delta', {
-    delta: { stop_reason: stopReason, stop_sequence: nullableString(o.stopSequence, WHERE, 'stopSequence', null) },
+    delta: {
+      stop_reason: stopReason,
+      stop_sequence: nullableString(o.stopSequence, WHERE, 'stopSequence', null),
+    },
     usage: { output_tokens: outputTokens },
   });
   emit('message_stop');

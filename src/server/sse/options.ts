@@ -83,7 +83,12 @@ export function deltasOption(value: unknown, where: string, option: string): str
 }
 
 /** A string option, `fallback` when undefined. */
-export function stringOption(value: unknown, where: string, option: string, fallback: string): string {
+export function stringOption(
+  value: unknown,
+  where: string,
+  option: string,
+  fallback: string,
+): string {
   if (value === undefined) return fallback;
   if (typeof value !== 'string') throw optionError(where, option, 'a string', value);
   return value;
@@ -101,7 +106,12 @@ export function nullableString(
 }
 
 /** A non-negative integer option (a count, a timestamp), `fallback` when undefined. */
-export function countOption(value: unknown, where: string, option: string, fallback: number): number {
+export function countOption(
+  value: unknown,
+  where: string,
+  option: string,
+  fallback: number,
+): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || (value as number) < 0) {
     throw optionError(where, option, 'a non-negative integer', value);
@@ -110,7 +120,12 @@ export function countOption(value: unknown, where: string, option: string, fallb
 }
 
 /** A boolean option, `fallback` when undefined. */
-export function booleanOption(value: unknown, where: string, option: string, fallback: boolean): boolean {
+export function booleanOption(
+  value: unknown,
+  where: string,
+  option: string,
+  fallback: boolean,
+): boolean {
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw optionError(where, option, 'true or false', value);
   return value;
@@ -131,7 +146,12 @@ export function objectOption(
 }
 
 /** A list option, `[]` when undefined. */
-export function listOption(value: unknown, where: string, option: string, expected: string): unknown[] {
+export function listOption(
+  value: unknown,
+  where: string,
+  option: string,
+  expected: string,
+): unknown[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw optionError(where, option, expected, value);
   return value;
@@ -174,14 +194,20 @@ export function usageOption(
   defaults: Record<string, unknown>,
   total?: readonly [string, string, string],
 ): Record<string, unknown> {
-  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+  if (
+    value !== undefined &&
+    (typeof value !== 'object' || value === null || Array.isArray(value))
+  ) {
     throw optionError(where, 'usage', 'an object of token counts', value);
   }
   const given = Object.fromEntries(
     Object.entries(value ?? {}).filter(([, count]) => count !== undefined),
   ) as Record<string, unknown>;
   for (const [key, count] of Object.entries(given)) {
-    if (typeof defaults[key] === 'number' && (!Number.isSafeInteger(count) || (count as number) < 0)) {
+    if (
+      typeof defaults[key] === 'number' &&
+      (!Number.isSafeInteger(count) || (count as number) < 0)
+    ) {
       throw optionError(where, `usage.${key}`, 'a non-negative integer', count);
     }
   }

@@ -32,7 +32,12 @@ export function streamItems(items: readonly OutputItem[], emit: Emit, broken: bo
   return done;
 }
 
-function streamItem(item: OutputItem, output_index: number, emit: Emit, cut: boolean): object | undefined {
+function streamItem(
+  item: OutputItem,
+  output_index: number,
+  emit: Emit,
+  cut: boolean,
+): object | undefined {
   const item_id = item.id;
   const text = item.pieces.join('');
   switch (item.kind) {
@@ -41,31 +46,54 @@ function streamItem(item: OutputItem, output_index: number, emit: Emit, cut: boo
       const at = { item_id, output_index, content_index: 0 };
       emit('response.output_item.added', {
         output_index,
-        item: { id: item_id, type: 'message', status: 'in_progress', content: [], role: 'assistant' },
+        item: {
+          id: item_id,
+          type: 'message',
+          status: 'in_progress',
+          content: [],
+          role: 'assistant',
+        },
       });
       emit('response.content_part.added', { ...at, part: part('') });
-      for (const delta of item.pieces) emit('response.output_text.delta', { ...at, delta, logprobs: [] });
+      for (const delta of item.pieces)
+        emit('response.output_text.delta', { ...at, delta, logprobs: [] });
       if (cut) return undefined;
       emit('response.output_text.done', { ...at, text, logprobs: [] });
       emit('response.content_part.done', { ...at, part: part(text) });
-      const done = { id: item_id, type: 'message', status: 'completed', content: [part(text)], role: 'assistant' };
+      const done = {
+        id: item_id,
+        type: 'message',
+        status: 'completed',
+        content: [part(text)],
+        role: 'assistant',
+      };
       emit('response.output_item.done', { output_index, item: done });
       return done;
     }
     case 'reasoning': {
       const summary = item.form === 'summary';
       const part = (t: string) => ({ type: summary ? 'summary_text' : 'reasoning_text', text: t });
-      const at = summary ? { item_id, output_index, summary_index: 0 } : { item_id, output_index, content_index: 0 };
+      const at = summary
+        ? { item_id, output_index, summary_index: 0 }
+        : { item_id, output_index, content_index: 0 };
       const kind = summary ? 'reasoning_summary' : 'reasoning';
       emit('response.output_item.added', {
         output_index,
-        item: summary ? { id: item_id, type: 'reasoning', summary: [] } : { id: item_id, type: 'reasoning', summary: [], content: [] },
+        item: summary
+          ? { id: item_id, type: 'reasoning', summary: [] }
+          : { id: item_id, type: 'reasoning', summary: [], content: [] },
       });
-      emit(summary ? 'response.reasoning_summary_part.added' : 'response.content_part.added', { ...at, part: part('') });
+      emit(summary ? 'response.reasoning_summary_part.added' : 'response.content_part.added', {
+        ...at,
+        part: part(''),
+      });
       for (const delta of item.pieces) emit(`response.${kind}_text.delta`, { ...at, delta });
       if (cut) return undefined;
       emit(`response.${kind}_text.done`, { ...at, text });
-      emit(summary ? 'response.reasoning_summary_part.done' : 'response.content_part.done', { ...at, part: part(text) });
+      emit(summary ? 'response.reasoning_summary_part.done' : 'response.content_part.done', {
+        ...at,
+        part: part(text),
+      });
       const done = summary
         ? { id: item_id, type: 'reasoning', summary: [part(text)] }
         : { id: item_id, type: 'reasoning', summary: [], content: [part(text)] };
@@ -82,9 +110,15 @@ function streamItem(item: OutputItem, output_index: number, emit: Emit, cut: boo
         name: item.name,
       });
       emit('response.output_item.added', { output_index, item: fields('in_progress', '') });
-      for (const delta of item.pieces) emit('response.function_call_arguments.delta', { item_id, output_index, delta });
+      for (const delta of item.pieces)
+        emit('response.function_call_arguments.delta', { item_id, output_index, delta });
       if (cut) return undefined;
-      emit('response.function_call_arguments.done', { item_id, output_index, name: item.name, arguments: text });
+      emit('response.function_call_arguments.done', {
+        item_id,
+        output_index,
+        name: item.name,
+        arguments: text,
+      });
       const done = fields('completed', text);
       emit('response.output_item.done', { output_index, item: done });
       return done;

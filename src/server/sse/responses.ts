@@ -142,7 +142,12 @@ export function responses(
       pieces: texts,
     });
   }
-  const calls = listOption(o.functionCalls, WHERE, 'functionCalls', 'an array of { name, arguments? }');
+  const calls = listOption(
+    o.functionCalls,
+    WHERE,
+    'functionCalls',
+    'an array of { name, arguments? }',
+  );
   for (const [i, call] of calls.entries()) {
     const at = `functionCalls[${i}]`;
     const c = objectOption(call, WHERE, at, ['name', 'arguments', 'callId', 'id']) ?? {};
@@ -218,7 +223,12 @@ export function responses(
       data: {
         type: 'error',
         code: stringOption(error.code, WHERE, 'error.code', 'server_error'),
-        message: stringOption(error.message, WHERE, 'error.message', 'shimkit: scripted stream error'),
+        message: stringOption(
+          error.message,
+          WHERE,
+          'error.message',
+          'shimkit: scripted stream error',
+        ),
         param: nullableString(error.param, WHERE, 'error.param', null),
         sequence_number: seq++,
       },
