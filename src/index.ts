@@ -123,3 +123,23 @@ export type {
   PassthroughStats,
   ResponseSource,
 } from './queue/types.js';
+export {
+  createMockServer,
+  type ExpectOptions,
+  Expectation,
+  HeldRequest,
+  type HoldOptions,
+  type LoggedRequest,
+  type LoggedResponse,
+  MockServer,
+  MockServerListenError,
+  type MockServerOptions,
+  type MockServerResponse,
+  type RequestMatch,
+  type ResponseChunk,
+  type ResponseCut,
+  type ResponseHandler,
+  ServerWorkerError,
+  type SseEvent,
+  type UnmatchedHandler,
+} from './server/index.js';
