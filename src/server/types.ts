@@ -7,8 +7,13 @@
 export interface SseEvent {
   /** The `event:` line (Anthropic and the Responses API name every event; chat completions none). */
   event?: string;
-  /** The `data:` lines: a string (split on LF into one line each), or a value sent as JSON. */
-  data: unknown;
+  /**
+   * The `data:` lines: a string (split on LF into one line each; no CR, which
+   * no decoder gives back), or a value sent as its JSON. Left out only with no
+   * `event`: a block of `comment`, `id` or `retry` alone, which decoders do
+   * not dispatch (a keep-alive).
+   */
+  data?: unknown;
   /** The `id:` line. */
   id?: string;
   /** The `retry:` line (milliseconds). */
@@ -68,8 +73,13 @@ export interface MockServerResponse {
   cut?: ResponseCut;
   /** Reset the connection before any byte of the answer (clients see ECONNRESET). */
   resetBeforeHeaders?: boolean;
-  /** How many requests this response answers. @default 1 */
-  times?: number;
+  /**
+   * How many requests this response answers: a count from 1 to 1000000, or
+   * `'always'` (every request it fits; never used up), as a mock binary's
+   * `MockResponse.times`.
+   * @default 1
+   */
+  times?: number | 'always';
   /** `assertDone()` does not ask for it to have been used. @default false */
   optional?: boolean;
 }
@@ -153,6 +163,7 @@ export interface WireHttpResponse {
   delayMs: number;
   cut: ResponseCut | undefined;
   resetBeforeHeaders: boolean;
+  /** `Infinity` for `'always'`. */
   times: number;
   optional: boolean;
 }
