@@ -2,7 +2,7 @@ import { DisposedError, UnusedResponsesError, WaitTimeoutError } from '../intern
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import type { ServerContext } from './context.js';
 import { formatRequest } from './logged.js';
-import type { ExpectState } from './mirror.js';
+import { type ExpectState, timesText, wanted } from './mirror.js';
 import type { LoggedRequest } from './types.js';
 import { waitTimeout } from './waits.js';
 
@@ -33,7 +33,7 @@ export class Expectation {
 
   /** Whether it was used `times` times. */
   get isSatisfied(): boolean {
-    return this.used >= this.#state.times;
+    return this.used >= wanted(this.#state.times);
   }
 
   /** The requests it answered, in order. */
@@ -60,11 +60,11 @@ export class Expectation {
       );
     }
     return this.#ctx.waits.until({
-      what: `${where} waited (used ${state.used} of ${state.times})`,
+      what: `${where} waited (used ${state.used} of ${timesText(state.times)})`,
       gen: state.gen,
       timeoutMs,
       check: () =>
-        state.used >= state.times && state.requests.every((r) => r.response.endedAt !== undefined)
+        state.used >= wanted(state.times) && state.requests.every((r) => r.response.endedAt !== undefined)
           ? true
           : undefined,
       onTimeout: () =>
@@ -82,7 +82,7 @@ export class Expectation {
     const state = this.#state;
     const writing = state.requests.filter((r) => r.response.endedAt === undefined);
     const parts = [
-      `expectation '${this.name}' ${state.match} was used ${state.used} of ${state.times} time${state.times === 1 ? '' : 's'}`,
+      `expectation '${this.name}' ${state.match} was used ${state.used} of ${timesText(state.times)}`,
     ];
     if (writing.length > 0) parts.push(`still writing: ${writing.map(formatRequest).join('; ')}`);
     const log = this.#ctx.mirror.entries;

@@ -9,6 +9,16 @@ import type { LoggedRequest } from './types.js';
  * request still running when `reset()` came) is dropped.
  */
 
+/** The uses that satisfy `times` (`'always'`, Infinity here, asks for one). */
+export function wanted(times: number): number {
+  return Number.isFinite(times) ? times : 1;
+}
+
+/** `3 times`, `1 time`, `'always'`: `times` in a message. */
+export function timesText(times: number): string {
+  return Number.isFinite(times) ? `${times} time${times === 1 ? '' : 's'}` : "'always' (at least once)";
+}
+
 /** One expectation, as the test's thread knows it. */
 export interface ExpectState {
   id: number;

@@ -16,14 +16,14 @@ import type { ControlMessage, WireAnswer } from './protocol.js';
 import { notDoneReport, summariseResponse } from './report.js';
 import type { LoggedRequest, MockServerResponse, RequestMatch, ResponseHandler, WireHttpResponse } from './types.js';
 import { Waits, waitTimeout } from './waits.js';
-import { toWireResponse } from './wire-stub.js';
+import { toWireResponse } from './response.js';
 
 /** The options of `expect()`. */
 export interface ExpectOptions {
   /** Its name in `claimedBy`, reports and the unmatched 500. @default `expect#<n>` */
   name?: string;
-  /** How many requests it answers. @default the response's `times`, else 1 */
-  times?: number;
+  /** How many requests it answers (`'always'`: every one that fits). @default the response's `times`, else 1 */
+  times?: number | 'always';
   /** `assertDone()` does not ask for it. @default the response's `optional`, else false */
   optional?: boolean;
 }
@@ -322,9 +322,11 @@ export class MockServer implements AsyncDisposable {
   }
 }
 
+/** `times` as the worker counts it: `'always'` (Infinity in a wire response) never runs out. */
 function checkTimes(where: string, times: unknown): number {
+  if (times === 'always' || times === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
   if (!Number.isInteger(times) || (times as number) < 1 || (times as number) > 1_000_000) {
-    throw optionError(where, 'times', 'an integer from 1 to 1000000', times);
+    throw optionError(where, 'times', "an integer from 1 to 1000000, or 'always'", times);
   }
   return times as number;
 }

@@ -1,5 +1,6 @@
 import type { ServerContext } from './context.js';
 import { formatRequest } from './logged.js';
+import { timesText, wanted } from './mirror.js';
 import type { WireHttpResponse } from './types.js';
 
 /**
@@ -19,9 +20,9 @@ export function notDoneReport(ctx: ServerContext, strict: boolean): string | und
   const count = (what: string, n: number, times: number, optional: boolean) => {
     total++;
     if (n > 0) used++;
-    if (n >= times || optional) return;
+    if (n >= wanted(times) || optional) return;
     if (n === 0) unused.push(what);
-    else partly.push(`${what} (${n} of ${times} times)`);
+    else partly.push(`${what} (${n} of ${timesText(times)})`);
   };
   for (const e of mirror.expectations.values()) {
     count(`expectation '${e.name}' ${e.match} → ${e.summary}`, e.used, e.times, e.optional);
