@@ -1,6 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { any, createMockServer, InvalidOptionError, UnusedResponsesError } from '../../src/index.js';
+import {
+  any,
+  createMockServer,
+  InvalidOptionError,
+  UnusedResponsesError,
+} from '../../src/index.js';
 import { completion, spawnTracked } from '../helpers/index.js';
 import { curl, postJson, server } from '../helpers/server.js';
 
@@ -21,8 +26,19 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
     api.expect({ path: '/v1/x' }, { text: 'third' }, { optional: true });
     const got: string[] = [];
     for (const n of [1, 1, 2, 2, 2, 2, 2, 2]) got.push(await post(`${api.url}/v1/x`, { n }));
-    expect(got.slice(0, 7)).toEqual(['first', 'second', 'second', 'third', 'fifo one', 'fifo two', 'fifo two']);
-    expect(JSON.parse(got[7] as string)).toMatchObject({ type: 'error', error: { type: 'shimkit_unmatched' } });
+    expect(got.slice(0, 7)).toEqual([
+      'first',
+      'second',
+      'second',
+      'third',
+      'fifo one',
+      'fifo two',
+      'fifo two',
+    ]);
+    expect(JSON.parse(got[7] as string)).toMatchObject({
+      type: 'error',
+      error: { type: 'shimkit_unmatched' },
+    });
     expect(api.requests().map((r) => r.claimedBy)).toEqual([
       'first',
       'expect#2',
@@ -52,17 +68,31 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
     expect(await post(`${api.url}/v1/chat?api-version=2024-05&trace=`, {}, ok)).toBe('fits');
     expect(await post(`${api.url}/v1/responses?api-version=2024-01&trace=1`, {}, ok)).toBe('fits');
     const misses = [
-      [`${api.url}/v1/models?api-version=2024-05&trace=1`, ok, 'path: expected /^\\/v1\\/(chat|responses)$/, got "/v1/models"'],
-      [`${api.url}/v1/chat?api-version=2023-01&trace=1`, ok, 'query.api-version: expected /^2024-/, got "2023-01"'],
+      [
+        `${api.url}/v1/models?api-version=2024-05&trace=1`,
+        ok,
+        'path: expected /^\\/v1\\/(chat|responses)$/, got "/v1/models"',
+      ],
+      [
+        `${api.url}/v1/chat?api-version=2023-01&trace=1`,
+        ok,
+        'query.api-version: expected /^2024-/, got "2023-01"',
+      ],
       [`${api.url}/v1/chat?api-version=2024-05`, ok, 'query.trace: expected any(), got nothing'],
-      [`${api.url}/v1/chat?api-version=2024-05&trace=1`, ['-H', 'x-team: web', '-H', 'authorization: Bearer k'], 'headers.x-team: expected "core", got "web"'],
+      [
+        `${api.url}/v1/chat?api-version=2024-05&trace=1`,
+        ['-H', 'x-team: web', '-H', 'authorization: Bearer k'],
+        'headers.x-team: expected "core", got "web"',
+      ],
     ] as const;
     for (const [url, headers, why] of misses) {
       const body = JSON.parse(await post(url, {}, [...headers]));
       expect(body.error.message).toContain(`Closest: expectation 'expect#1' — ${why}.`);
     }
     const get = await curl([`${api.url}/v1/chat?api-version=2024-05&trace=1`, ...ok]);
-    expect(JSON.parse(get.stdout.toString()).error.message).toContain('method: expected POST, got GET');
+    expect(JSON.parse(get.stdout.toString()).error.message).toContain(
+      'method: expected POST, got GET',
+    );
     expect(e.used).toBe(2);
     expect(e.isSatisfied).toBe(true);
   });
@@ -70,7 +100,13 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
   it('HT-03 json is a subset: objects by key, recursively; arrays element by element, of the same length; any() for a value present', async () => {
     const api = await server();
     api.expect(
-      { json: { model: any(), messages: [{ role: 'system' }, { role: 'user', content: /hello/ }], stream: true } },
+      {
+        json: {
+          model: any(),
+          messages: [{ role: 'system' }, { role: 'user', content: /hello/ }],
+          stream: true,
+        },
+      },
       { text: 'subset' },
       { times: 'always' },
     );
@@ -79,17 +115,28 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
       { role: 'user', content: 'hello there' },
     ];
     expect(await post(api.url, { model: 'm', messages, stream: true, extra: [1] })).toBe('subset');
-    const message = async (body: unknown) => JSON.parse(await post(api.url, body)).error.message as string;
-    expect(await message({ messages, stream: true })).toContain('json.model: expected any value, got nothing');
-    expect(await message({ model: 'm', messages: [...messages, { role: 'user' }], stream: true })).toContain(
-      'json.messages: expected an array of 2, got one of 3',
+    const message = async (body: unknown) =>
+      JSON.parse(await post(api.url, body)).error.message as string;
+    expect(await message({ messages, stream: true })).toContain(
+      'json.model: expected any value, got nothing',
     );
-    expect(await message({ model: 'm', messages: [messages[0], { role: 'user', content: 'bye' }], stream: true })).toContain(
-      'json.messages[1].content: expected /hello/, got "bye"',
+    expect(
+      await message({ model: 'm', messages: [...messages, { role: 'user' }], stream: true }),
+    ).toContain('json.messages: expected an array of 2, got one of 3');
+    expect(
+      await message({
+        model: 'm',
+        messages: [messages[0], { role: 'user', content: 'bye' }],
+        stream: true,
+      }),
+    ).toContain('json.messages[1].content: expected /hello/, got "bye"');
+    expect(await message({ model: 'm', messages, stream: false })).toContain(
+      'json.stream: expected true, got false',
     );
-    expect(await message({ model: 'm', messages, stream: false })).toContain('json.stream: expected true, got false');
     const notJson = await curl(['-X', 'POST', '--data-binary', 'plain text', api.url]);
-    expect(JSON.parse(notJson.stdout.toString()).error.message).toContain('json: the body is not JSON (10 bytes)');
+    expect(JSON.parse(notJson.stdout.toString()).error.message).toContain(
+      'json: the body is not JSON (10 bytes)',
+    );
   });
 
   it('HT-03 a predicate runs on the test thread with the logged request; false passes the request on', async () => {
@@ -110,13 +157,19 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
     expect(await post(`${api.url}/v1/p`, { who: 'bob' })).toBe('fallback');
     expect(await post(`${api.url}/v1/p`, { who: 'alice' })).toBe('alice path');
     const third = JSON.parse(await post(`${api.url}/v1/p`, { who: 'carol' }));
-    expect(third.error.message).toContain("Closest: expectation 'alice' — its predicate returned false.");
+    expect(third.error.message).toContain(
+      "Closest: expectation 'alice' — its predicate returned false.",
+    );
     expect(seen).toEqual(['1 bob', '2 alice', '3 carol']);
   });
 
   it('HT-03 a function response is claimed once in the server and its content asked of the test thread', async () => {
     const api = await server();
-    const e = api.expect({ path: '/v1/f' }, async (request) => ({ status: 202, json: { echo: request.json } }), { times: 2 });
+    const e = api.expect(
+      { path: '/v1/f' },
+      async (request) => ({ status: 202, json: { echo: request.json } }),
+      { times: 2 },
+    );
     api.enqueue((request) => ({ text: `fifo saw ${request.path}` }));
     expect(await post(`${api.url}/v1/f`, { a: 1 })).toBe('{"echo":{"a":1}}');
     expect(await post(`${api.url}/v1/f`, { a: 2 })).toBe('{"echo":{"a":2}}');
@@ -127,25 +180,38 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
 
   it('HT-03 a function response that throws or returns a bad response gets a 500 naming it, in the body and the log', async () => {
     const api = await server();
-    api.expect({ path: '/throws' }, () => {
-      throw new Error('boom');
-    }, { name: 'thrower' });
+    api.expect(
+      { path: '/throws' },
+      () => {
+        throw new Error('boom');
+      },
+      { name: 'thrower' },
+    );
     api.expect({ path: '/bad' }, () => ({ stauts: 200 }) as never, { name: 'typo' });
     const thrown = JSON.parse(await post(`${api.url}/throws`, {}));
     expect(thrown.error.message).toBe(
       "shimkit: the response function of expectation 'thrower' failed for POST /throws (request #1): boom",
     );
     const bad = JSON.parse(await post(`${api.url}/bad`, {}));
-    expect(bad.error.message).toMatch(/^shimkit: the response function of expectation 'typo' failed .*Unknown key `stauts`.*Did you mean `status`\?/);
+    expect(bad.error.message).toMatch(
+      /^shimkit: the response function of expectation 'typo' failed .*Unknown key `stauts`.*Did you mean `status`\?/,
+    );
     expect(api.requests()[1]?.error).toBe(bad.error.message);
   });
 
   it("HT-03 unmatched 'fail': a 500 with x-should-retry: false, the SDK error shape, the closest expectation and the call to add", async () => {
     const api = await server();
-    api.expect({ method: 'POST', path: '/v1/chat/completions', json: { stream: true } }, { sse: [{ data: 'x' }] }, { name: 'plan' });
+    api.expect(
+      { method: 'POST', path: '/v1/chat/completions', json: { stream: true } },
+      { sse: [{ data: 'x' }] },
+      { name: 'plan' },
+    );
     await post(`${api.url}/v1/chat/completions`, { stream: true });
     await post(`${api.url}/v1/other`, {});
-    const out = await curl(['-i', ...postJson(`${api.url}/v1/chat/completions`, { stream: false })]);
+    const out = await curl([
+      '-i',
+      ...postJson(`${api.url}/v1/chat/completions`, { stream: false }),
+    ]);
     const [head, body] = out.stdout.toString().split('\r\n\r\n') as [string, string];
     expect(head).toMatch(/^HTTP\/1\.1 500 /);
     expect(head).toContain('x-should-retry: false');
@@ -157,18 +223,30 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
       error: { type: 'shimkit_unmatched', code: 'shimkit_unmatched', param: null, message },
     });
     const entry = api.requests()[2];
-    expect(entry).toMatchObject({ claimedBy: null, error: message, response: { status: 500, endedBy: 'complete' } });
-    expect(api.requests()[1]?.error).toContain("Closest: expectation 'plan' — path: expected \"/v1/chat/completions\", got \"/v1/other\".");
+    expect(entry).toMatchObject({
+      claimedBy: null,
+      error: message,
+      response: { status: 500, endedBy: 'complete' },
+    });
+    expect(api.requests()[1]?.error).toContain(
+      'Closest: expectation \'plan\' — path: expected "/v1/chat/completions", got "/v1/other".',
+    );
   });
 
   it("HT-03 unmatched 'echo' answers 200 with the request's body and content-type, logged claimedBy null without an error", async () => {
     const api = await server({ unmatched: 'echo' });
     expect(await post(`${api.url}/v1/anything`, { back: [1, 2] })).toBe('{"back":[1,2]}');
-    expect(api.requests()[0]).toMatchObject({ claimedBy: null, error: undefined, response: { status: 200 } });
+    expect(api.requests()[0]).toMatchObject({
+      claimedBy: null,
+      error: undefined,
+      response: { status: 200 },
+    });
   });
 
   it('HT-03 unmatched as a function: asked on the test thread for each request nothing else took', async () => {
-    const api = await server({ unmatched: (request) => ({ status: 404, json: { missing: request.path } }) });
+    const api = await server({
+      unmatched: (request) => ({ status: 404, json: { missing: request.path } }),
+    });
     api.expect({ path: '/known' }, { text: 'known' });
     expect(await post(`${api.url}/known`, {})).toBe('known');
     expect(await post(`${api.url}/unknown`, {})).toBe('{"missing":"/unknown"}');
@@ -199,13 +277,15 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
     expect(error?.message).toContain(
       `mock server ${api.url}: 2 of 4 scripted responses used; never used: expectation 'never' { path: '/e' } → {status:429,body:[9 bytes]}; used too few times: expectation 'twice' { path: '/a' } → {status:200,body:[1 bytes]} (1 of 2 times).`,
     );
-    expect(error?.message).toContain("#3 POST /d → unmatched, 500, complete");
+    expect(error?.message).toContain('#3 POST /d → unmatched, 500, complete');
 
     const strict = await createMockServer({ strict: true });
     strict.enqueue({ text: 'one' });
     await post(`${strict.url}/x`, {});
     await post(`${strict.url}/y`, {});
-    expect(() => strict.assertDone()).toThrow(/1 request had no scripted response \(#2\)\.\n {2}shimkit: no scripted response for POST \/y \(request #2\)/);
+    expect(() => strict.assertDone()).toThrow(
+      /1 request had no scripted response \(#2\)\.\n {2}shimkit: no scripted response for POST \/y \(request #2\)/,
+    );
     const thrown = await strict.dispose().catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(UnusedResponsesError);
     // The worker was gone before the report threw: nothing answers any more.
@@ -214,8 +294,12 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
   });
 
   it("HT-03 strict needs unmatched 'fail'", async () => {
-    await expect(createMockServer({ strict: true, unmatched: 'echo' })).rejects.toThrow(InvalidOptionError);
-    await expect(createMockServer({ strict: true, unmatched: 'echo' })).rejects.toThrow(/needs `unmatched: 'fail'`/);
+    await expect(createMockServer({ strict: true, unmatched: 'echo' })).rejects.toThrow(
+      InvalidOptionError,
+    );
+    await expect(createMockServer({ strict: true, unmatched: 'echo' })).rejects.toThrow(
+      /needs `unmatched: 'fail'`/,
+    );
   });
 
   it('HT-03 enqueue() that returned is seen by the next request of a client already running and connected', async () => {
@@ -240,11 +324,15 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
   it('HT-03 1,000 concurrent requests from 4 processes on 600 queued responses: each claimed exactly once, 400 unmatched 500s, no connection error', async () => {
     const api = await server();
     api.enqueue(Array.from({ length: 600 }, (_, i) => ({ text: `r${i + 1}` })));
-    const children = Array.from({ length: 4 }, () => completion(spawnTracked(process.execPath, [LOAD, api.url, '250'])));
+    const children = Array.from({ length: 4 }, () =>
+      completion(spawnTracked(process.execPath, [LOAD, api.url, '250'])),
+    );
     const results = (await Promise.all(children)).map((exit) => JSON.parse(exit.stdout.toString()));
     const bodies = results.flatMap((r) => r.bodies as string[]);
     expect(results.flatMap((r) => r.errors)).toEqual([]);
-    const served = bodies.filter((b) => b.startsWith('r')).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+    const served = bodies
+      .filter((b) => b.startsWith('r'))
+      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
     expect(served).toEqual(Array.from({ length: 600 }, (_, i) => `r${i + 1}`));
     expect(bodies.filter((b) => b.includes('shimkit_unmatched'))).toHaveLength(400);
     const log = api.requests();
