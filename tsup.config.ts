@@ -78,6 +78,8 @@ export default defineConfig([
       'runner-proxy': 'src/runner/faulted.ts',
       // Sweeps what a process left once it is gone, where exit handlers never run (jest).
       watcher: 'src/internal/leftovers/watcher-main.ts',
+      // The mock server's worker thread (createMockServer): node:http, the claims, the writers.
+      'server-worker': 'src/server/core/worker-main.ts',
     },
     format: ['cjs'],
     outExtension: () => ({ js: '.cjs' }),

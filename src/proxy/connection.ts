@@ -1,5 +1,5 @@
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { reset } from '../internal/socket-reset.js';
 import type { Clock } from './clock.js';
 import { Tally, type WayCount } from './counters.js';
 import type { FaultAction, Rule, Way } from './faults.js';
@@ -246,24 +246,4 @@ export class ProxyConnection {
     this.#client.destroy();
     this.#upstream.destroy();
   }
-}
-
-/**
- * Reset a TCP socket (RST); close any other kind. The reset waits for bytes
- * already written to leave and a moment more (RESET_GRACE_MS): on Linux a
- * reset that lands while the peer still has unread data is reported to it
- * as a plain end of stream. 1 ms was too little for a peer whose event loop
- * is busy (about 1 run in 6 of the PX-02 reset test, the server in the test
- * process itself, saw a half-open end instead of ECONNRESET).
- */
-const RESET_GRACE_MS = 25;
-
-function reset(stream: Duplex): void {
-  const socket = stream as Socket;
-  socket.pause();
-  if (typeof socket.resetAndDestroy !== 'function' || !socket.remoteAddress) {
-    socket.destroy();
-    return;
-  }
-  socket.write(Buffer.alloc(0), () => setTimeout(() => socket.resetAndDestroy(), RESET_GRACE_MS));
 }

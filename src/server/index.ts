@@ -1,6 +1,12 @@
-// The mock server's builders and vocabulary, as the public door
-// (src/index.ts) exports them. createMockServer is exported beside these.
-
+// The mock server's public names; src/index.ts re-exports them.
+// Core (createMockServer, its classes, options and log types):
+export { createMockServer } from './create.js';
+export { MockServerListenError, ServerWorkerError } from './errors.js';
+export { Expectation } from './expectation.js';
+export { HeldRequest } from './hold.js';
+export { type ExpectOptions, type HoldOptions, MockServer } from './mock-server.js';
+export type { MockServerOptions, UnmatchedHandler } from './options.js';
+// Builders (sse.*, reply.*) and their option types:
 export {
   reply,
   type StatusReplyOptions,
@@ -21,8 +27,12 @@ export type {
   ResponsesUsage,
 } from './sse/responses.js';
 export type {
+  LoggedRequest,
+  LoggedResponse,
   MockServerResponse,
+  RequestMatch,
   ResponseChunk,
   ResponseCut,
+  ResponseHandler,
   SseEvent,
 } from './types.js';

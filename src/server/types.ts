@@ -115,6 +115,10 @@ export interface LoggedResponse {
   events: number;
   /** `'complete'`, `'cut'` (a scripted cut), `'client-abort'` (the client left first); undefined while it runs. */
   endedBy: 'complete' | 'cut' | 'client-abort' | undefined;
+  /** `Date.now()` when the status line was written (undefined before, or when it never was). */
+  startedAt?: number;
+  /** `Date.now()` when its last byte was written (or the connection ended first). */
+  endedAt?: number;
 }
 
 /** One request the server received (HT-07). */

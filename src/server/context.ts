@@ -1,0 +1,24 @@
+import type { Mirror } from './mirror.js';
+import type { ServerSettings } from './options.js';
+import type { ControlMessage } from './protocol.js';
+import type { WireHttpResponse } from './types.js';
+import type { Waits } from './waits.js';
+
+/** @internal What a MockServer's parts (expectations, holds, asks, reports) share. */
+export interface ServerContext {
+  /** `mock server http://127.0.0.1:41234`, for messages. */
+  readonly name: string;
+  readonly settings: ServerSettings;
+  readonly mirror: Mirror;
+  readonly waits: Waits;
+  /** Whether dispose() was called. */
+  readonly disposed: boolean;
+  /**
+   * Apply the worker's events so far; throw a kept worker failure, and with
+   * `scripting` a DisposedError after dispose().
+   */
+  sync(scripting: boolean): void;
+  post(message: ControlMessage): void;
+  /** A response checked for this server (`toWireResponse`, and no `rst` on a Unix socket). */
+  checkResponse(value: unknown, where: string): WireHttpResponse;
+}

@@ -1,0 +1,75 @@
+import type { AskKind, WireEntry } from '../protocol.js';
+import type { WireHttpResponse } from '../types.js';
+import type { EntryLog } from './log.js';
+
+/** How a question to the test's thread ended. */
+export type AskOutcome =
+  | { kind: 'answer'; value: boolean | WireHttpResponse }
+  | { kind: 'error'; error: string }
+  | { kind: 'timeout'; ms: number }
+  /** reset() or dispose() came first. */
+  | { kind: 'cancelled' };
+
+interface Pending {
+  resolve(outcome: AskOutcome): void;
+  timer: NodeJS.Timeout;
+  gen: number;
+}
+
+/**
+ * Questions to the test's thread (design §4): a predicate's verdict, a
+ * function response's content, the `unmatched` function's response. Each
+ * waits at most `timeoutMs`: that thread may be blocked in `execFileSync`,
+ * and then no answer can come (HT-04); the caller turns a timeout into a
+ * 500 whose text says so (`waitedFor`).
+ */
+export class Asker {
+  readonly #log: EntryLog;
+  readonly #timeoutMs: number;
+  readonly #pending = new Map<number, Pending>();
+  #next = 1;
+
+  constructor(log: EntryLog, timeoutMs: number) {
+    this.#log = log;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  ask(gen: number, kind: AskKind, target: number, label: string, request: WireEntry): Promise<AskOutcome> {
+    const ask = this.#next++;
+    return new Promise<AskOutcome>((resolve) => {
+      const ms = this.#timeoutMs;
+      const timer = setTimeout(() => {
+        this.#pending.delete(ask);
+        resolve({ kind: 'timeout', ms });
+      }, ms);
+      this.#pending.set(ask, { resolve, timer, gen });
+      this.#log.post({ type: 'ask', gen, ask, kind, target, label, request });
+    });
+  }
+
+  /** The test's thread answered (a late answer, after the timeout, is dropped). */
+  answer(ask: number, outcome: AskOutcome): void {
+    const pending = this.#pending.get(ask);
+    if (!pending) return;
+    this.#pending.delete(ask);
+    clearTimeout(pending.timer);
+    pending.resolve(outcome);
+  }
+
+  /** End the questions of generations before `gen` (all of them when undefined). */
+  cancel(gen?: number): void {
+    for (const [ask, pending] of this.#pending) {
+      if (gen !== undefined && pending.gen >= gen) continue;
+      this.answer(ask, { kind: 'cancelled' });
+    }
+  }
+}
+
+/**
+ * The text of a request that waited in vain for the test's thread:
+ * "shimkit: the response function of expectation 'plan' for POST /v1/x
+ * (request #3) did not answer within 30000 ms. …"
+ */
+export function waitedFor(what: string, request: string, ms: number): string {
+  return `shimkit: ${what} for ${request} did not answer within ${ms} ms. It runs on the test's thread: if that thread is blocked in execFileSync/spawnSync, run the program with spawn (or shimkit's run()) and await it; or raise timeoutMs of createMockServer().`;
+}

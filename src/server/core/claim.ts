@@ -1,0 +1,167 @@
+import type { WireAnswer, WireEntry, WireRequestMatch } from '../protocol.js';
+import { type Asker, waitedFor } from './ask.js';
+import { fits, type RequestView } from './fit.js';
+
+/**
+ * The claim (design §4 "Exactly once"): the first fitting expectation in
+ * order, then the FIFO, then the `unmatched` policy. A claim is one
+ * synchronous turn — control drained, fit checked, use counted — so no
+ * response is ever taken twice. Requests queue in arrival order; the queue
+ * only waits when a request's static parts fit an expectation with a
+ * predicate, whose verdict the test's thread gives.
+ */
+
+export interface ScriptExpect {
+  id: number;
+  name: string;
+  match: WireRequestMatch;
+  answer: WireAnswer;
+  times: number;
+  used: number;
+}
+
+export interface ScriptFifo {
+  /** 1-based, as `fifo#<n>` names it. */
+  index: number;
+  answer: WireAnswer;
+  times: number;
+  used: number;
+}
+
+/** The expectations and FIFO of the current generation. */
+export class Script {
+  gen = 1;
+  expectations: ScriptExpect[] = [];
+  fifo: ScriptFifo[] = [];
+  #fifoHead = 0;
+  #seq = 0;
+
+  nextSeq(): number {
+    return ++this.#seq;
+  }
+
+  /** The FIFO entry the next FIFO claim takes, if any is left. */
+  fifoHead(): ScriptFifo | undefined {
+    while (this.#fifoHead < this.fifo.length) {
+      const entry = this.fifo[this.#fifoHead] as ScriptFifo;
+      if (entry.used < entry.times) return entry;
+      this.#fifoHead++;
+    }
+    return undefined;
+  }
+
+  reset(gen: number): void {
+    this.gen = gen;
+    this.expectations = [];
+    this.fifo = [];
+    this.#fifoHead = 0;
+    this.#seq = 0;
+  }
+}
+
+export type ClaimResult =
+  | { kind: 'expect'; id: number; name: string; answer: WireAnswer }
+  | { kind: 'fifo'; index: number; answer: WireAnswer }
+  | { kind: 'unmatched' }
+  /** A predicate threw or did not answer: the request fails with `error`. */
+  | { kind: 'failed'; error: string };
+
+/** A request whose body is in, waiting for its claim. */
+export interface PendingClaim {
+  gen: number;
+  seq: number;
+  view: RequestView;
+  /** `POST /v1/x (request #3)`, for messages. */
+  label(): string;
+  /** The request as a predicate sees it. */
+  entry(): WireEntry;
+  /** Predicate verdicts so far, by expectation id (a string: why it failed). */
+  verdicts: Map<number, boolean | string>;
+  done(result: ClaimResult, gen: number): void;
+}
+
+export class Claims {
+  readonly #script: Script;
+  readonly #asker: Asker;
+  readonly #drain: () => void;
+  readonly #queue: PendingClaim[] = [];
+  #waiting = false;
+
+  constructor(script: Script, asker: Asker, drain: () => void) {
+    this.#script = script;
+    this.#asker = asker;
+    this.#drain = drain;
+  }
+
+  submit(pending: PendingClaim): void {
+    this.#queue.push(pending);
+    if (!this.#waiting) this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0 && !this.#waiting) {
+      this.#drain();
+      const head = this.#queue[0] as PendingClaim;
+      const script = this.#script;
+      if (head.gen !== script.gen) {
+        // reset() came between its arrival and its claim: it belongs to the new script.
+        head.gen = script.gen;
+        head.seq = script.nextSeq();
+        head.verdicts.clear();
+      }
+      const result = this.#try(head);
+      if (result === undefined) return;
+      this.#queue.shift();
+      head.done(result, script.gen);
+    }
+  }
+
+  #try(head: PendingClaim): ClaimResult | undefined {
+    const script = this.#script;
+    for (const e of script.expectations) {
+      if (e.used >= e.times || !fits(e.match, head.view)) continue;
+      if (e.match.predicate !== undefined) {
+        const verdict = head.verdicts.get(e.id);
+        if (verdict === undefined) {
+          this.#askPredicate(head, e);
+          return undefined;
+        }
+        if (typeof verdict === 'string') return { kind: 'failed', error: verdict };
+        if (!verdict) continue;
+      }
+      e.used++;
+      return { kind: 'expect', id: e.id, name: e.name, answer: e.answer };
+    }
+    const fifo = script.fifoHead();
+    if (fifo) {
+      fifo.used++;
+      return { kind: 'fifo', index: fifo.index, answer: fifo.answer };
+    }
+    return { kind: 'unmatched' };
+  }
+
+  #askPredicate(head: PendingClaim, e: ScriptExpect): void {
+    this.#waiting = true;
+    const what = `the predicate of expectation '${e.name}'`;
+    const gen = this.#script.gen;
+    void this.#asker
+      .ask(gen, 'predicate', e.match.predicate as number, e.name, head.entry())
+      .then((outcome) => {
+        if (head.gen === gen) {
+          if (outcome.kind === 'answer') head.verdicts.set(e.id, outcome.value === true);
+          else if (outcome.kind === 'error') {
+            head.verdicts.set(e.id, `shimkit: ${what} threw for ${head.label()}: ${outcome.error}`);
+          } else if (outcome.kind === 'timeout') {
+            head.verdicts.set(e.id, waitedFor(what, head.label(), outcome.ms));
+          }
+        }
+        this.#waiting = false;
+        this.#pump();
+      });
+  }
+
+  /** dispose(): requests still waiting for a claim are dropped (their sockets are closed). */
+  clear(): void {
+    this.#queue.length = 0;
+  }
+}

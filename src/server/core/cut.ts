@@ -1,0 +1,36 @@
+import { reset } from '../../internal/socket-reset.js';
+import type { ResponseCut } from '../types.js';
+import type { Exchange } from './exchange.js';
+
+/**
+ * Cutting a response short at its exact point (design §5.6). The end is
+ * posted first (`endedBy: 'cut'`, the counters), then, once every byte
+ * before the cut was written: `fin` ends the connection without the
+ * terminating chunk (curl exit 18), `rst` resets it after RESET_GRACE_MS
+ * (curl 56), `stall` writes nothing more and keeps the connection until the
+ * client leaves, `dispose()`, or `timeoutMs`.
+ */
+export async function cutNow(x: Exchange, how: ResponseCut['how'], error?: string): Promise<void> {
+  x.end('cut', error);
+  if (how === 'stall') {
+    if (await x.wait(x.timeoutMs)) x.socket.destroy();
+    return;
+  }
+  if (!(await x.flushed())) return;
+  if (how === 'fin') {
+    x.socket.end();
+    x.finish();
+    return;
+  }
+  reset(x.socket);
+  x.finish();
+}
+
+/** `resetBeforeHeaders`: a reset before any byte of the answer (ECONNRESET). */
+export function resetNow(x: Exchange): void {
+  x.end('cut');
+  const socket = x.socket;
+  if (typeof socket.resetAndDestroy === 'function' && socket.remoteAddress) socket.resetAndDestroy();
+  else socket.destroy();
+  x.finish();
+}

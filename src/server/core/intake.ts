@@ -1,0 +1,93 @@
+import type { IncomingMessage } from 'node:http';
+import type { RequestView } from './fit.js';
+
+/**
+ * Reading a request (design §6): its parts as the matchers see them, and its
+ * whole body before the claim (a claim never depends on half a body), up to
+ * `bodyLimitBytes`; past it the request is refused with 413 at once — by its
+ * `content-length`, or while a chunked body is counted.
+ */
+
+/** A request read. */
+export interface Intake {
+  view: RequestView;
+  /** `Date.now()` when its headers were in. */
+  receivedAt: number;
+  /** Body bytes, also those past the limit (a declared length when it was refused by it). */
+  bodyBytes: number;
+  /** Whether it was over the limit (then `view.body` holds only the bytes read, up to the log's share). */
+  tooLarge: boolean;
+}
+
+/** The parts of a request line and its headers. */
+export function viewOf(req: IncomingMessage): RequestView {
+  const raw = req.url ?? '/';
+  // An absolute-form target (a client that thinks we are its proxy): keep its path.
+  const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw.replace(/^[^:]+:\/\/[^/?]*/, '') : raw;
+  const mark = target.indexOf('?');
+  const path = (mark === -1 ? target : target.slice(0, mark)) || '/';
+  const query: Record<string, string> = {};
+  if (mark !== -1) {
+    for (const [name, value] of new URLSearchParams(target.slice(mark + 1))) {
+      query[name] = name in query ? `${query[name]},${value}` : value;
+    }
+  }
+  const headers: Record<string, string> = {};
+  const pairs = req.rawHeaders;
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const name = (pairs[i] as string).toLowerCase();
+    const value = pairs[i + 1] as string;
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  return { method: req.method ?? 'GET', path, query, headers, body: Buffer.alloc(0) };
+}
+
+/** The body's declared length, if the request has a valid one. */
+export function declaredLength(req: IncomingMessage): number | undefined {
+  const value = req.headers['content-length'];
+  if (value === undefined || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/**
+ * Read `req` to its end, then call `done`; over `limit` bytes, call `done`
+ * at once with `tooLarge` (the rest is discarded as it comes). `keep` is how
+ * many bytes a refused request keeps for the log.
+ */
+export function readRequest(
+  req: IncomingMessage,
+  limit: number,
+  keep: number,
+  done: (intake: Intake) => void,
+): void {
+  const receivedAt = Date.now();
+  const view = viewOf(req);
+  const declared = declaredLength(req);
+  if (declared !== undefined && declared > limit) {
+    req.resume();
+    done({ view, receivedAt, bodyBytes: declared, tooLarge: true });
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let over = false;
+  req.on('data', (chunk: Buffer) => {
+    if (over) return;
+    bytes += chunk.length;
+    if (bytes > limit) {
+      over = true;
+      view.body = Buffer.concat(chunks).subarray(0, keep);
+      chunks.length = 0;
+      done({ view, receivedAt, bodyBytes: bytes, tooLarge: true });
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (over) return;
+    view.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    done({ view, receivedAt, bodyBytes: bytes, tooLarge: false });
+  });
+  // A client that leaves mid-body: nothing to claim, nothing to log.
+  req.on('error', () => {});
+}

@@ -1,0 +1,88 @@
+import type { WireHttpResponse } from '../types.js';
+import type { Script } from './claim.js';
+import { closeness, mismatch, type RequestView } from './fit.js';
+
+/**
+ * What a request no script entry took gets (design §7), and the other
+ * answers the server makes up itself: errors in the shape both SDKs read
+ * (`{"type":"error","error":{…}}`) with `x-should-retry: false`, so a
+ * missing script shows as one request, not three.
+ */
+
+/** A JSON error answer: 500 unmatched, 500 handler timeout, 504 hold timeout … */
+export function errorResponse(status: number, type: string, message: string): WireHttpResponse {
+  const body = { type: 'error', error: { type, code: type, param: null, message } };
+  return {
+    status,
+    headers: [
+      ['content-type', 'application/json'],
+      ['x-should-retry', 'false'],
+    ],
+    kind: 'body',
+    pieces: [Buffer.from(JSON.stringify(body))],
+    gaps: [0],
+    delayMs: 0,
+    cut: undefined,
+    resetBeforeHeaders: false,
+    times: 1,
+    optional: false,
+  };
+}
+
+/** `unmatched: 'echo'`: 200 with the request's own body and content-type. */
+export function echoResponse(view: RequestView): WireHttpResponse {
+  return {
+    status: 200,
+    headers: [['content-type', view.headers['content-type'] ?? 'application/octet-stream']],
+    kind: 'body',
+    pieces: [view.body],
+    gaps: [0],
+    delayMs: 0,
+    cut: undefined,
+    resetBeforeHeaders: false,
+    times: 1,
+    optional: false,
+  };
+}
+
+/**
+ * "shimkit: no scripted response for POST /v1/chat/completions (request #3).
+ * Closest: expectation 'plan' — json.stream: expected true, got false. …"
+ */
+export function unmatchedText(
+  script: Script,
+  view: RequestView,
+  label: string,
+  verdicts: ReadonlyMap<number, boolean | string>,
+): string {
+  const parts = [`shimkit: no scripted response for ${label}.`];
+  let best: (typeof script.expectations)[number] | undefined;
+  let bestScore = -1;
+  for (const e of script.expectations) {
+    const score = closeness(e.match, view);
+    if (score > bestScore) {
+      best = e;
+      bestScore = score;
+    }
+  }
+  if (best) {
+    const why =
+      mismatch(best.match, view) ??
+      (verdicts.get(best.id) === false
+        ? 'its predicate returned false'
+        : `it fits, but was used up (${best.used} of ${best.times} time${best.times === 1 ? '' : 's'})`);
+    parts.push(`Closest: expectation '${best.name}' — ${why}.`);
+  } else {
+    parts.push('No expectation was set.');
+  }
+  const fifo = script.fifo.length;
+  parts.push(
+    fifo === 0
+      ? 'The FIFO is empty.'
+      : `The FIFO's ${fifo} response${fifo === 1 ? ' was' : 's were'} used up.`,
+  );
+  parts.push(
+    `To answer it: api.expect({ method: '${view.method.toUpperCase()}', path: '${view.path}' }, …) or api.enqueue(…).`,
+  );
+  return parts.join(' ');
+}

@@ -1,0 +1,117 @@
+import { DisposedError, InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { DEFAULT_WAIT_MS } from '../internal/limits.js';
+import type { ServerContext } from './context.js';
+import type { HoldState } from './mirror.js';
+import type { LoggedRequest, MockServerResponse } from './types.js';
+import { waitTimeout } from './waits.js';
+
+/** What a replacement may carry once the headers are out: only more body. */
+const AFTER_HEADERS = ['sse', 'chunks', 'eventDelayMs', 'cut'];
+
+/**
+ * One `api.hold(match?, { afterEvents? })` (HT-06): it catches the first
+ * request that fits, arriving after `hold()` returned. That request is
+ * claimed as usual; only its response pauses — before the headers, or
+ * after event `afterEvents` was written — until `release()`. A hold not
+ * released within the server's `timeoutMs` ends its request (504 before the
+ * headers, the connection cut after them); `dispose()` ends it at once.
+ */
+export class HeldRequest {
+  readonly #ctx: ServerContext;
+  readonly #id: number;
+  readonly #state: HoldState;
+  readonly #afterEvents: number | undefined;
+  readonly #label: string;
+  #released = false;
+
+  /** @internal Made by `MockServer.hold()`. */
+  constructor(ctx: ServerContext, id: number, state: HoldState, afterEvents: number | undefined, label: string) {
+    this.#ctx = ctx;
+    this.#id = id;
+    this.#state = state;
+    this.#afterEvents = afterEvents;
+    this.#label = label;
+  }
+
+  /** The request it caught, once one came (undefined before). */
+  get request(): LoggedRequest | undefined {
+    this.#ctx.sync(false);
+    return this.#state.request;
+  }
+
+  /**
+   * Resolve with the request it caught, once one came.
+   * @param options.timeoutMs @default 4000
+   */
+  waitReceived(options?: { timeoutMs?: number }): Promise<LoggedRequest> {
+    return this.#wait('waitReceived', options, () => this.#state.request);
+  }
+
+  /**
+   * Resolve with the request once its response is paused at the hold point
+   * (before the headers, or after event `afterEvents` was written).
+   * @param options.timeoutMs @default 4000
+   */
+  waitBlocked(options?: { timeoutMs?: number }): Promise<LoggedRequest> {
+    return this.#wait('waitBlocked', options, () =>
+      this.#state.stage === 'blocked' ? this.#state.request : undefined,
+    );
+  }
+
+  /**
+   * Let the response go on; with `response`, that one is served instead.
+   * Once the headers are out (`afterEvents`), a replacement may only carry
+   * more body: `sse` or `chunks` (with `eventDelayMs`, and a `cut` counted
+   * from the release). A release before the request came lets it pass
+   * without pausing. Idempotent; a no-op after `dispose()`.
+   */
+  release(response?: MockServerResponse): void {
+    if (this.#ctx.disposed || this.#released) return;
+    this.#ctx.sync(true);
+    const where = `release() of ${this.#label}`;
+    let wire: ReturnType<ServerContext['checkResponse']> | undefined;
+    if (response !== undefined) {
+      if (this.#afterEvents !== undefined && typeof response === 'object' && response !== null) {
+        const extra = Object.keys(response).filter((k) => !AFTER_HEADERS.includes(k));
+        if (extra.length > 0) {
+          throw new InvalidOptionError(
+            `The response passed to ${where} sets ${extra.map((k) => `\`${k}\``).join(', ')}, but the hold is after event ${this.#afterEvents}: the status line and headers are already out. A replacement there may only carry ${AFTER_HEADERS.join(', ')}.`,
+          );
+        }
+      }
+      wire = this.#ctx.checkResponse(response, `the response passed to ${where}`);
+    }
+    this.#released = true;
+    this.#ctx.post({ type: 'release', gen: this.#state.gen, id: this.#id, response: wire });
+  }
+
+  #wait(
+    name: string,
+    options: { timeoutMs?: number } | undefined,
+    check: () => LoggedRequest | undefined,
+  ): Promise<LoggedRequest> {
+    const where = `${this.#label}.${name}()`;
+    const timeoutMs = waitTimeout(options, where, DEFAULT_WAIT_MS);
+    this.#ctx.sync(false);
+    const state = this.#state;
+    if (this.#ctx.disposed || state.gen !== this.#ctx.mirror.gen) {
+      return Promise.reject(
+        new DisposedError(`${this.#ctx.name}: ${this.#label}`, this.#ctx.disposed ? undefined : 'was ended by reset().'),
+      );
+    }
+    return this.#ctx.waits.until({
+      what: `${where} waited`,
+      gen: state.gen,
+      timeoutMs,
+      check,
+      onTimeout: () => {
+        const seen = this.#ctx.mirror.entries.length;
+        const how =
+          state.request === undefined
+            ? `no request fitting it came (${seen} request${seen === 1 ? '' : 's'} so far)`
+            : `request #${state.request.seq} came but its response was not paused yet`;
+        return new WaitTimeoutError(`${this.#ctx.name}: ${where} waited ${timeoutMs} ms; ${how}.`);
+      },
+    });
+  }
+}

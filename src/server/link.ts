@@ -1,0 +1,136 @@
+import { join } from 'node:path';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { packageFile } from '../internal/package-files.js';
+import { ServerWorkerError } from './errors.js';
+import type { ControlMessage, ServerEvent, WorkerSettings } from './protocol.js';
+
+/** How long dispose() waits for the worker to end by itself before terminating it. */
+const EXIT_GRACE_MS = 2000;
+
+/**
+ * The test thread's end of the server's worker (design §4 "Link"): the
+ * worker (`dist/server-worker.cjs`, started with `execArgv: []`, so a
+ * runner's loaders are not inherited), a control port to it and an events
+ * port from it. Events arrive by the port's 'message' listener and are also
+ * drained synchronously (`drain()`, with `receiveMessageOnPort`) by every
+ * call that reads state. Worker and events port are unref'd, so a
+ * forgotten server never keeps the test runner alive, and ref'd while
+ * something of the server is awaited (`ref()`). A worker that fails or
+ * exits unasked is kept as `failure`, never thrown from a callback.
+ */
+export class ServerLink {
+  readonly #worker: Worker;
+  readonly #control: MessagePort;
+  readonly #events: MessagePort;
+  readonly #onEvent: (event: ServerEvent) => void;
+  readonly #exited: Promise<void>;
+  #refs = 0;
+  #stopping = false;
+  failure: ServerWorkerError | undefined;
+  /** Called once when the worker fails (after `failure` is set). */
+  onFailure: () => void = () => {};
+
+  constructor(settings: WorkerSettings, onEvent: (event: ServerEvent) => void) {
+    this.#onEvent = onEvent;
+    const control = new MessageChannel();
+    const events = new MessageChannel();
+    this.#control = control.port1;
+    this.#events = events.port2;
+    this.#worker = new Worker(packageFile(join('dist', 'server-worker.cjs')), {
+      name: 'shimkit mock server',
+      workerData: { settings, control: control.port2, events: events.port1 },
+      transferList: [control.port2, events.port1],
+      execArgv: [],
+      // The worker never prints; should Node print for it, the lines are dropped
+      // rather than queued behind a test thread that may be blocked.
+      stdout: true,
+      stderr: true,
+    });
+    this.#worker.stdout.resume();
+    this.#worker.stderr.resume();
+    this.#events.on('message', (event: ServerEvent) => this.#onEvent(event));
+    this.#worker.on('error', (error) =>
+      this.#fail(
+        new ServerWorkerError(
+          `The mock server's worker thread failed: ${error instanceof Error ? error.message : String(error)}. It answers no more requests; dispose() the server (it still cleans up).`,
+          { cause: error },
+        ),
+      ),
+    );
+    this.#exited = new Promise<void>((resolve) => {
+      this.#worker.once('exit', (code) => {
+        if (!this.#stopping) {
+          this.#fail(
+            new ServerWorkerError(
+              `The mock server's worker thread exited unasked (code ${code}). It answers no more requests; dispose() the server (it still cleans up).`,
+            ),
+          );
+        }
+        resolve();
+      });
+    });
+    this.#apply(false);
+  }
+
+  post(message: ControlMessage): void {
+    this.#control.postMessage(message);
+  }
+
+  /** Apply every event the worker posted so far, now. */
+  drain(): void {
+    for (;;) {
+      const received = receiveMessageOnPort(this.#events);
+      if (!received) return;
+      this.#onEvent(received.message as ServerEvent);
+    }
+  }
+
+  /** Keep Node alive until the returned function is called (idempotent); holds nest. */
+  ref(): () => void {
+    if (this.#refs++ === 0) this.#apply(true);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#refs === 0) this.#apply(false);
+    };
+  }
+
+  /** dispose(): wait for the worker to end (it was asked to), terminate it after EXIT_GRACE_MS. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    const release = this.ref();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), EXIT_GRACE_MS);
+      });
+      if ((await Promise.race([this.#exited, late])) === 'late') {
+        await this.#worker.terminate();
+        await this.#exited;
+      }
+    } finally {
+      clearTimeout(timer);
+      this.drain();
+      this.#control.close();
+      this.#events.close();
+      release();
+    }
+  }
+
+  #fail(error: ServerWorkerError): void {
+    if (this.failure || this.#stopping) return;
+    this.failure = error;
+    this.onFailure();
+  }
+
+  #apply(ref: boolean): void {
+    if (ref) {
+      this.#worker.ref();
+      this.#events.ref();
+    } else {
+      this.#worker.unref();
+      this.#events.unref();
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import { loggedRequest } from './logged.js';
+import type { ServerEvent, WireClaim } from './protocol.js';
+import type { LoggedRequest } from './types.js';
+
+/**
+ * The test thread's copy of the server's state (design §3 mirror.ts): the
+ * log, and per expectation and FIFO entry how often it was claimed, rebuilt
+ * from the worker's events in order. An event of an older generation (a
+ * request still running when `reset()` came) is dropped.
+ */
+
+/** The uses that satisfy `times` (`'always'`, Infinity here, asks for one). */
+export function wanted(times: number): number {
+  return Number.isFinite(times) ? times : 1;
+}
+
+/** `3 times`, `1 time`, `'always'`: `times` in a message. */
+export function timesText(times: number): string {
+  return Number.isFinite(times) ? `${times} time${times === 1 ? '' : 's'}` : "'always' (at least once)";
+}
+
+/** One expectation, as the test's thread knows it. */
+export interface ExpectState {
+  id: number;
+  gen: number;
+  name: string;
+  times: number;
+  optional: boolean;
+  /** `{sse:[3 events]}`, `a function` … for reports. */
+  summary: string;
+  /** `{ method: 'POST', path: '/v1/x' }`, for reports. */
+  match: string;
+  used: number;
+  /** The requests it answered, in claim order. */
+  requests: LoggedRequest[];
+}
+
+/** One FIFO entry. */
+export interface FifoState {
+  index: number;
+  times: number;
+  optional: boolean;
+  summary: string;
+  used: number;
+}
+
+/** Where a hold is, as its events said. */
+export interface HoldState {
+  gen: number;
+  stage: 'waiting' | 'received' | 'blocked';
+  request: LoggedRequest | undefined;
+}
+
+interface Meta {
+  claim: WireClaim;
+  unmatched: boolean;
+}
+
+export class Mirror {
+  gen = 1;
+  /** In seq order. */
+  readonly entries: LoggedRequest[] = [];
+  readonly #bySeq = new Map<number, { request: LoggedRequest; meta: Meta }>();
+  readonly expectations = new Map<number, ExpectState>();
+  fifo: FifoState[] = [];
+  readonly holds = new Map<number, HoldState>();
+  /** Called after every event applied (the waits check their condition). */
+  onChange: () => void = () => {};
+  /** A question of the worker for the test's thread. */
+  onAsk: (event: Extract<ServerEvent, { type: 'ask' }>) => void = () => {};
+
+  apply(event: ServerEvent): void {
+    if ('gen' in event && event.gen !== this.gen) return;
+    switch (event.type) {
+      case 'entry': {
+        const { entry } = event;
+        const request = loggedRequest(entry);
+        this.#insert(request);
+        this.#bySeq.set(entry.seq, { request, meta: { claim: entry.claim, unmatched: entry.unmatched } });
+        const claim = entry.claim;
+        if (claim && 'expect' in claim) {
+          const e = this.expectations.get(claim.expect);
+          if (e) {
+            e.used++;
+            e.requests.push(request);
+          }
+        } else if (claim) {
+          const f = this.fifo[claim.fifo - 1];
+          if (f) f.used++;
+        }
+        break;
+      }
+      case 'update': {
+        const known = this.#bySeq.get(event.seq);
+        if (!known) break;
+        const { error, ...response } = event.patch;
+        if ('error' in event.patch) known.request.error = error;
+        Object.assign(known.request.response, response);
+        break;
+      }
+      case 'held': {
+        const hold = this.holds.get(event.id);
+        if (!hold) break;
+        hold.request ??= this.#bySeq.get(event.seq)?.request;
+        if (hold.stage !== 'blocked') hold.stage = event.stage;
+        break;
+      }
+      case 'ask':
+        this.onAsk(event);
+        return;
+      default:
+        return;
+    }
+    this.onChange();
+  }
+
+  /** The requests the `unmatched` policy answered. */
+  unmatched(): LoggedRequest[] {
+    return this.entries.filter((r) => this.#bySeq.get(r.seq)?.meta.unmatched === true);
+  }
+
+  /** A new, empty generation. */
+  reset(gen: number): void {
+    this.gen = gen;
+    this.entries.length = 0;
+    this.#bySeq.clear();
+    this.expectations.clear();
+    this.fifo = [];
+    this.holds.clear();
+  }
+
+  #insert(request: LoggedRequest): void {
+    const { entries } = this;
+    let i = entries.length;
+    while (i > 0 && (entries[i - 1] as LoggedRequest).seq > request.seq) i--;
+    entries.splice(i, 0, request);
+  }
+}

@@ -1,0 +1,178 @@
+import { posix } from 'node:path';
+import { describeValue } from '../internal/describe.js';
+import { InvalidOptionError } from '../internal/errors.js';
+import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
+import type { WireListen } from './protocol.js';
+import type { ResponseHandler } from './types.js';
+
+/** What answers a request that no expectation nor FIFO entry takes. */
+export type UnmatchedHandler = ResponseHandler;
+
+/** Options of {@link createMockServer}. Each is checked when given: a bad one throws `InvalidOptionError`. */
+export interface MockServerOptions {
+  /**
+   * `dispose()` throws `UnusedResponsesError` when a response was not used
+   * as often as scripted, or a request had no scripted response (as a
+   * strict mock binary does, MB-22). Needs `unmatched: 'fail'`.
+   * @default false
+   */
+  strict?: boolean;
+  /**
+   * A request that no expectation nor FIFO entry takes gets: `'fail'`, a 500
+   * with `x-should-retry: false` whose JSON error (and log entry) names the
+   * closest expectation and the call to add; `'echo'`, a 200 with the
+   * request's own body and content-type; or a function's response (it runs
+   * on the test's thread, like a function response).
+   * @default 'fail'
+   * @example createMockServer({ unmatched: (request) => reply.json({ path: request.path }) })
+   */
+  unmatched?: 'fail' | 'echo' | UnmatchedHandler;
+  /**
+   * Where to listen: TCP (port 0 picks a free port; `url` has the real one)
+   * or an absolute Unix socket path (`url` is then `http://localhost`, and
+   * clients connect to `socketPath`: `curl --unix-socket`).
+   * @default { host: '127.0.0.1', port: 0 }
+   */
+  listen?: { host?: string; port?: number } | { path: string };
+  /**
+   * Recording and replaying cassettes (HT-09) is not built yet: passing it
+   * throws an `InvalidOptionError` that says so.
+   */
+  cassette?: string | object;
+  /**
+   * The longest a request waits for the test's thread — a function
+   * response, a predicate, the `unmatched` function, a `hold()` — and the
+   * longest a `stall` cut keeps its connection. Then it ends with a 500 (504
+   * for a hold) whose text says that thread may be blocked.
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * Requests with a bigger body are refused with 413 (by `content-length`
+   * before the body is sent, or while a chunked body is read).
+   * @default 67108864 (64 MiB)
+   */
+  bodyLimitBytes?: number;
+  /**
+   * How many bytes of each request body the log keeps (`body`); `bodyBytes`
+   * counts them all.
+   * @default 1048576 (1 MiB)
+   */
+  logBodyBytes?: number;
+  /**
+   * Variables `env()` adds or changes: a value (`'{url}'` in it is the
+   * server's URL), or `null` to leave out one of the defaults.
+   * @example createMockServer({ env: { MY_API_BASE: '{url}/api', OPENAI_API_KEY: null } })
+   */
+  env?: Record<string, string | null>;
+}
+
+/** @internal Options resolved. */
+export interface ServerSettings {
+  strict: boolean;
+  unmatched: 'fail' | 'echo' | UnmatchedHandler;
+  listen: WireListen;
+  timeoutMs: number;
+  bodyLimitBytes: number;
+  logBodyBytes: number;
+  env: Record<string, string | null>;
+}
+
+const KEYS = [
+  'strict',
+  'unmatched',
+  'listen',
+  'cassette',
+  'timeoutMs',
+  'bodyLimitBytes',
+  'logBodyBytes',
+  'env',
+];
+const WHERE = 'createMockServer()';
+const MAX_BYTES = 2 ** 32 - 1;
+
+export function resolveServerOptions(options: MockServerOptions | undefined): ServerSettings {
+  const o = checkOptionKeys(options, KEYS, WHERE);
+  if (o.cassette !== undefined) {
+    throw new InvalidOptionError(
+      `The \`cassette\` option of ${WHERE} is not built yet (HT-09: recording and replaying HTTP cassettes comes later). Script the responses with expect() and enqueue() for now.`,
+    );
+  }
+  if (o.strict !== undefined && typeof o.strict !== 'boolean') {
+    throw optionError(WHERE, 'strict', 'true or false', o.strict);
+  }
+  const unmatched = o.unmatched ?? 'fail';
+  if (unmatched !== 'fail' && unmatched !== 'echo' && typeof unmatched !== 'function') {
+    throw optionError(WHERE, 'unmatched', '"fail", "echo" or a function', unmatched);
+  }
+  if (o.strict && unmatched !== 'fail') {
+    throw new InvalidOptionError(
+      `The \`strict\` option of ${WHERE} needs \`unmatched: 'fail'\` (got ${describeValue(unmatched)}): under strict an unmatched request is a failure, which another policy would hide. Leave out one of the two.`,
+    );
+  }
+  const bodyLimitBytes = bytes('bodyLimitBytes', o.bodyLimitBytes, 64 * 1024 * 1024, 1);
+  return {
+    strict: o.strict ?? false,
+    unmatched,
+    listen: resolveListen(o.listen),
+    timeoutMs: checkMs(WHERE, 'timeoutMs', o.timeoutMs, 30_000, 1),
+    bodyLimitBytes,
+    logBodyBytes: bytes('logBodyBytes', o.logBodyBytes, 1024 * 1024, 0),
+    env: resolveEnv(o.env),
+  };
+}
+
+function bytes(option: string, value: unknown, fallback: number, min: 0 | 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_BYTES) {
+    throw optionError(WHERE, option, `an integer of bytes from ${min} to ${MAX_BYTES}`, value);
+  }
+  return value;
+}
+
+function resolveListen(value: unknown): WireListen {
+  if (value === undefined) return { kind: 'tcp', host: '127.0.0.1', port: 0 };
+  const expected = "{ host?, port? } or { path } (an absolute Unix socket path)";
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw optionError(WHERE, 'listen', expected, value);
+  }
+  if ('path' in value) {
+    const { path, ...rest } = value as { path: unknown };
+    if (Object.keys(rest).length > 0) {
+      throw optionError(WHERE, 'listen', `${expected}, not both`, value);
+    }
+    if (typeof path !== 'string' || !posix.isAbsolute(path) || path.includes('\0')) {
+      throw optionError(WHERE, 'listen', 'a { path } with an absolute socket path (in a dir made with mkdtemp)', value);
+    }
+    const limit = process.platform === 'linux' ? 107 : 103;
+    if (Buffer.byteLength(path) > limit) {
+      throw new InvalidOptionError(
+        `The \`listen\` socket path of ${WHERE} is ${Buffer.byteLength(path)} bytes; the limit on ${process.platform} is ${limit}: ${path}. Use a shorter dir (for example one made with mkdtemp under /tmp).`,
+      );
+    }
+    return { kind: 'unix', path };
+  }
+  checkOptionKeys(value as object, ['host', 'port'], `${WHERE} \`listen\``);
+  const { host = '127.0.0.1', port = 0 } = value as { host?: unknown; port?: unknown };
+  if (typeof host !== 'string' || host === '') throw optionError(WHERE, 'listen.host', 'a host name or address', host);
+  if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65535) {
+    throw optionError(WHERE, 'listen.port', 'an integer from 0 to 65535 (0 picks a free port)', port);
+  }
+  return { kind: 'tcp', host, port: port as number };
+}
+
+function resolveEnv(value: unknown): Record<string, string | null> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw optionError(WHERE, 'env', 'an object of variable names to strings or null', value);
+  }
+  for (const [name, v] of Object.entries(value)) {
+    if (name === '' || name.includes('=') || name.includes('\0')) {
+      throw optionError(WHERE, 'env', 'an object whose keys are variable names (no "=")', name);
+    }
+    if (v !== null && typeof v !== 'string') {
+      throw optionError(WHERE, `env.${name}`, 'a string or null', v);
+    }
+  }
+  return { ...(value as Record<string, string | null>) };
+}

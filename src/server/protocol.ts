@@ -1,0 +1,115 @@
+// The messages between the test's thread and the server's worker thread
+// (docs/design/mock-server.md §4). Everything here is structured-clone data:
+// a RegExp travels as { regex, flags }, any() as { any: true }, a function as
+// the id under which the test's thread keeps it. Both sides import this file;
+// it holds types only.
+import type { LoggedResponse, WireHttpResponse } from './types.js';
+
+/** A matcher value: exactly this string, a pattern, or anything present. */
+export type WireValue = string | { regex: string; flags: string } | { any: true };
+
+/** A RequestMatch as the worker tests it. */
+export interface WireRequestMatch {
+  /** Upper-case. */
+  method?: string;
+  path?: WireValue;
+  query?: Record<string, WireValue>;
+  /** Lower-case names. */
+  headers?: Record<string, WireValue>;
+  /** Whether `json` was given (it may be `null`). */
+  hasJson?: boolean;
+  json?: unknown;
+  /** The id of the predicate the test's thread keeps. */
+  predicate?: number;
+}
+
+/** What answers a claimed request: data, or a function the test's thread runs. */
+export type WireAnswer = { wire: WireHttpResponse } | { handler: number };
+
+/** Where the server listens, checked. */
+export type WireListen = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
+
+/** What the worker is started with (`workerData`, beside the two ports). */
+export interface WorkerSettings {
+  listen: WireListen;
+  timeoutMs: number;
+  bodyLimitBytes: number;
+  logBodyBytes: number;
+  unmatched: 'fail' | 'echo' | 'function';
+}
+
+/** Which script entry claimed a request. */
+export type WireClaim = { expect: number } | { fifo: number } | null;
+
+/** A log entry as the worker posts it. */
+export interface WireEntry extends LoggedResponse {
+  seq: number;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  bodyBytes: number;
+  receivedAt: number;
+  claimedBy: string | null;
+  claim: WireClaim;
+  error: string | undefined;
+  /** No expectation nor FIFO entry took it (the `unmatched` policy answered). */
+  unmatched: boolean;
+  /** The hold that caught it, if one did. */
+  hold: number | undefined;
+  startedAt: number | undefined;
+  endedAt: number | undefined;
+}
+
+/** The parts of an entry that change after it was posted. */
+export type EntryPatch = Partial<
+  Pick<
+    WireEntry,
+    'status' | 'bytesSent' | 'events' | 'endedBy' | 'error' | 'startedAt' | 'endedAt'
+  >
+>;
+
+/** Test's thread → worker. `gen` is the script generation (`reset()` starts a new one). */
+export type ControlMessage =
+  | {
+      type: 'expect';
+      gen: number;
+      id: number;
+      name: string;
+      match: WireRequestMatch;
+      answer: WireAnswer;
+      times: number;
+    }
+  | { type: 'enqueue'; gen: number; entries: Array<{ index: number; answer: WireAnswer; times: number }> }
+  | { type: 'hold'; gen: number; id: number; match: WireRequestMatch | undefined; afterEvents: number | undefined }
+  | { type: 'release'; gen: number; id: number; response: WireHttpResponse | undefined }
+  | { type: 'answer'; ask: number; ok: true; value: boolean | WireHttpResponse }
+  | { type: 'answer'; ask: number; ok: false; error: string }
+  | { type: 'reset'; gen: number }
+  | { type: 'dispose' }
+  /** @internal A test of the crash path: the worker throws from a timer. */
+  | { type: 'crash' };
+
+/** What a question to the test's thread is about. */
+export type AskKind = 'predicate' | 'handler' | 'unmatched';
+
+/** Worker → test's thread. */
+export type ServerEvent =
+  | { type: 'listening'; url: string; socketPath: string | undefined }
+  | { type: 'listen-error'; address: string; errno: string | undefined; message: string }
+  | { type: 'entry'; gen: number; entry: WireEntry }
+  | { type: 'update'; gen: number; seq: number; patch: EntryPatch }
+  | { type: 'held'; gen: number; id: number; seq: number; stage: 'received' | 'blocked' }
+  | {
+      type: 'ask';
+      gen: number;
+      ask: number;
+      kind: AskKind;
+      /** The predicate's or the handler's id (0 for the unmatched function). */
+      target: number;
+      /** The expectation it belongs to, for messages. */
+      label: string;
+      request: WireEntry;
+    }
+  | { type: 'disposed' };

@@ -1,0 +1,64 @@
+import type { ServerContext } from './context.js';
+import { formatRequest } from './logged.js';
+import { timesText, wanted } from './mirror.js';
+import type { WireHttpResponse } from './types.js';
+
+/**
+ * The text of `assertDone()` and of a strict server's `dispose()` (design §3
+ * report.ts), in the style of a mock binary's: what was scripted and not
+ * used as often as asked, then — under `strict` — the requests no script
+ * entry took, with the reason each got, then the log.
+ *
+ *   mock server http://127.0.0.1:41234: 1 of 3 scripted responses used; never used: expectation 'plan' …
+ */
+export function notDoneReport(ctx: ServerContext, strict: boolean): string | undefined {
+  const { mirror } = ctx;
+  const unused: string[] = [];
+  const partly: string[] = [];
+  let used = 0;
+  let total = 0;
+  const count = (what: string, n: number, times: number, optional: boolean) => {
+    total++;
+    if (n > 0) used++;
+    if (n >= wanted(times) || optional) return;
+    if (n === 0) unused.push(what);
+    else partly.push(`${what} (${n} of ${timesText(times)})`);
+  };
+  for (const e of mirror.expectations.values()) {
+    count(`expectation '${e.name}' ${e.match} → ${e.summary}`, e.used, e.times, e.optional);
+  }
+  for (const f of mirror.fifo) count(`fifo#${f.index} ${f.summary}`, f.used, f.times, f.optional);
+  const unmatched = strict ? mirror.unmatched() : [];
+  if (unused.length === 0 && partly.length === 0 && unmatched.length === 0) return undefined;
+  const parts = [`${used} of ${total} scripted responses used`];
+  if (unused.length > 0) parts.push(`never used: ${unused.join(', ')}`);
+  if (partly.length > 0) parts.push(`used too few times: ${partly.join(', ')}`);
+  if (unmatched.length > 0) {
+    parts.push(
+      `${unmatched.length} request${unmatched.length === 1 ? '' : 's'} had no scripted response (${unmatched.map((r) => `#${r.seq}`).join(', ')})`,
+    );
+  }
+  const lines = [`${ctx.name}: ${parts.join('; ')}.`];
+  for (const request of unmatched.slice(0, 5)) lines.push(`  ${request.error ?? ''}`);
+  const log = mirror.entries;
+  lines.push(log.length === 0 ? '  (no requests)' : `  requests (${log.length}):`);
+  for (const request of log.slice(0, 20)) lines.push(`    ${formatRequest(request)}`);
+  if (log.length > 20) lines.push(`    … ${log.length - 20} more`);
+  return lines.join('\n');
+}
+
+/** `{status:429,json}`, `{sse:[12 events],cut:fin@3}`, `a function` — a response in a report. */
+export function summariseResponse(wire: WireHttpResponse | undefined): string {
+  if (wire === undefined) return 'a function';
+  const parts = [`status:${wire.status}`];
+  if (wire.kind === 'sse') parts.push(`sse:[${wire.pieces.length} events]`);
+  else if (wire.kind === 'chunks') parts.push(`chunks:[${wire.pieces.length}]`);
+  else if (wire.kind === 'wire') parts.push(`wire:[${wire.pieces[0]?.length ?? 0} bytes]`);
+  else if ((wire.pieces[0]?.length ?? 0) > 0) parts.push(`body:[${wire.pieces[0]?.length} bytes]`);
+  if (wire.cut) {
+    const at = wire.cut.afterEvents !== undefined ? `${wire.cut.afterEvents} events` : `${wire.cut.afterBytes} bytes`;
+    parts.push(`cut:${wire.cut.how} after ${at}`);
+  }
+  if (wire.resetBeforeHeaders) parts.push('resetBeforeHeaders');
+  return `{${parts.join(',')}}`;
+}
