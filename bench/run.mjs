@@ -22,6 +22,7 @@ import {
   proxyStdioBench,
   proxyThroughput,
 } from './proxy.mjs';
+import { serverConcurrent, serverEventGap, serverJson, serverSse } from './server.mjs';
 
 const RESULTS = new URL('./results.json', import.meta.url);
 
@@ -58,6 +59,12 @@ const targets = {
   'queueGrowth.ratio1000to1': (v) => v <= 1.1,
   'queueGrowth.ratioBigQueue': (v) => v <= 1.2,
   'proxy.rtt.p50RatioToPipe': (v) => v <= 1.1,
+  'server.json.p50RatioToBare': (v) => v <= 1.2,
+  'server.sse.ratioToBare': (v) => v <= 1.2,
+  'server.concurrent1000.claimed': (v) => v === 600,
+  'server.concurrent1000.duplicated': (v) => v === 0,
+  'server.concurrent1000.errors': (v) => v === 0,
+  'server.concurrent1000.ratioToBare': (v) => v >= 0.8,
   'proxy.rtt.inProcessP50RatioToSocat': (v) => v <= 1.0,
   'proxy.stalledReader.growthMiB': (v) => v <= 64,
 };
@@ -100,6 +107,12 @@ const targetText = {
   'proxy.rtt.p50RatioToPipe': '≤ 1.10',
   'proxy.rtt.inProcessP50RatioToSocat': '≤ 1.0',
   'proxy.stalledReader.growthMiB': '≤ 64',
+  'server.json.p50RatioToBare': '≤ 1.20',
+  'server.sse.ratioToBare': '≤ 1.20',
+  'server.concurrent1000.claimed': '= 600',
+  'server.concurrent1000.duplicated': '= 0',
+  'server.concurrent1000.errors': '= 0',
+  'server.concurrent1000.ratioToBare': '≥ 0.8',
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
   targetText[`proxy.throughput.${size}.ratioToPipe`] = size === '16B' ? '≥ 0.85' : '≥ 0.9';
@@ -136,6 +149,10 @@ const suites = {
   'proxy.stdio': proxyStdioBench,
   'proxy.rtt': proxyRtt,
   'proxy.stalledReader': proxyStalledReader,
+  'server.json': serverJson,
+  'server.sse': serverSse,
+  'server.concurrent1000': serverConcurrent,
+  'server.eventGapErrorMs': serverEventGap,
 };
 const results = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
 for (const [name, run] of Object.entries(suites)) {
