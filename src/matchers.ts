@@ -3,6 +3,10 @@ import type { MockBinary } from './mock-binary/mock-binary.js';
 import { toWireArgs } from './mock-binary/options.js';
 import { describeArg, mismatch } from './queue/route.js';
 import type { ArgMatcher } from './queue/types.js';
+import { mismatch as requestMismatch } from './server/core/fit.js';
+import { formatRequest } from './server/logged.js';
+import { encodeMatch } from './server/match.js';
+import type { LoggedRequest, RequestMatch } from './server/types.js';
 
 /**
  * Matchers for `expect.extend` (requirement VT-02), in the shape both vitest
@@ -18,6 +22,28 @@ interface MatcherResult {
 
 interface Forwarding {
   forwarded(direction: 'c2s' | 's2c'): number;
+}
+
+interface ServerLike {
+  requests(): LoggedRequest[];
+  hold(...args: never[]): unknown;
+}
+
+/** Duck-typed (shimkit/vitest and shimkit/jest are bundles of their own): a MockServer has `requests` and `hold`. */
+function isServer(value: unknown): value is ServerLike {
+  return (
+    typeof (value as ServerLike | undefined)?.requests === 'function' &&
+    typeof (value as ServerLike).hold === 'function'
+  );
+}
+
+/** Why `request` does not fit `match` (the first part that differs), or undefined when it does. */
+function requestMiss(match: RequestMatch, request: LoggedRequest): string | undefined {
+  const { wire, predicate } = encodeMatch(match, 'toHaveReceivedRequest()', () => 0);
+  const { method, path, query, headers, body } = request;
+  const miss = requestMismatch(wire, { method, path, query, headers, body });
+  if (miss !== undefined) return miss;
+  return predicate === undefined || predicate(request) ? undefined : 'the predicate returned false';
 }
 
 function isMock(value: unknown): value is MockBinary {
@@ -71,6 +97,34 @@ export const matchers = {
     }
   },
 
+  /**
+   * Some request the mock server received fits `match` (a RequestMatch, as
+   * `expect()` and `hold()` take: method, path, query, headers, a JSON
+   * subset, a predicate); the failure lists every request with the first part
+   * that differs.
+   *
+   * @example
+   * expect(api).toHaveReceivedRequest({ method: 'POST', path: '/v1/chat/completions', json: { stream: true } });
+   */
+  toHaveReceivedRequest(received: unknown, match: RequestMatch): MatcherResult {
+    if (!isServer(received)) throw new TypeError('toHaveReceivedRequest() expects a MockServer');
+    const requests = received.requests();
+    const misses = requests.map((r) => requestMiss(match, r));
+    const hit = misses.indexOf(undefined);
+    const listed = requests
+      .map((r, i) => `\n  ${formatRequest(r)}${misses[i] ? `: ${misses[i]}` : ''}`)
+      .join('');
+    return {
+      pass: hit !== -1,
+      message: () =>
+        hit !== -1
+          ? `expected the mock server not to have received a request fitting the match, but request #${requests[hit]?.seq} did${listed}`
+          : requests.length === 0
+            ? 'expected the mock server to have received a request fitting the match, but it received none'
+            : `expected the mock server to have received a request fitting the match; none did:${listed}`,
+    };
+  },
+
   /** The proxy forwarded exactly `n` frames in `direction` (`'c2s'` or `'s2c'`), over all connections. */
   toHaveForwarded(received: unknown, direction: 'c2s' | 's2c', n: number): MatcherResult {
     if (typeof (received as Forwarding | undefined)?.forwarded !== 'function') {
@@ -90,4 +144,5 @@ export interface ShimkitMatchers<R = unknown> {
   toHaveBeenCalledWithArgs(args: readonly ArgMatcher[]): R;
   toHaveConsumedAllResponses(): R;
   toHaveForwarded(direction: 'c2s' | 's2c', n: number): R;
+  toHaveReceivedRequest(match: RequestMatch): R;
 }

@@ -17,6 +17,7 @@ import {
   createFrameProxy,
   createMockBinary,
   createMockBinDir,
+  createMockServer,
   createSandbox,
   type FrameProxy,
   type FrameProxyOptions,
@@ -25,6 +26,8 @@ import {
   type MockBinaryOptions,
   type MockBinDir,
   type MockBinDirOptions,
+  type MockServer,
+  type MockServerOptions,
   type SandboxOptions,
   ShimkitError,
   type TestSandbox,
@@ -57,6 +60,14 @@ export interface ShimkitFixtures {
   mockBinDir: (options?: MockBinDirOptions) => MockBinDir;
   /** `createSandbox()`. */
   sandbox: (options?: SandboxOptions) => TestSandbox;
+  /**
+   * `createMockServer()`, strict unless `unmatched` or `cassette` is given
+   * (an unmatched request or an unused response fails the test at dispose),
+   * with a `timeoutMs` 1 s below the shorter of the test's timeout and the
+   * 4 s default wait, as for `mockBinary`: a function response or a hold the
+   * test never answers ends in the server's diagnostic before the test gives up.
+   */
+  mockServer: (options?: MockServerOptions) => Promise<MockServer>;
   /** `createFrameProxy()`. */
   frameProxy: <L extends Address>(
     options: FrameProxyOptions<L>,
@@ -66,21 +77,33 @@ export interface ShimkitFixtures {
 /** Options that cannot go with strict mode: given, the fixture leaves strict off. */
 const NOT_STRICT = ['onExhausted', 'default', 'spy', 'cassette', 'strict'] as const;
 
+/** A mock server's options that cannot go with strict mode. */
+const SERVER_NOT_STRICT = ['unmatched', 'cassette', 'strict'] as const;
+
+/** Below what gives up first: the test (a timeout of 0 means none) or a default wait. */
+function fixtureTimeout(testTimeout: number): number {
+  const limit = Number.isFinite(testTimeout) && testTimeout > 0 ? testTimeout : Infinity;
+  return Math.max(100, Math.min(limit, DEFAULT_WAIT_MS) - 1000);
+}
+
 function fixtureOptions(options: MockBinaryOptions, testTimeout: number): MockBinaryOptions {
   const made: MockBinaryOptions = { ...options };
   if (!NOT_STRICT.some((key) => options[key] !== undefined)) made.strict = true;
-  if (options.timeoutMs === undefined) {
-    // Below what gives up first: the test (a timeout of 0 means none) or a default wait.
-    const limit = Number.isFinite(testTimeout) && testTimeout > 0 ? testTimeout : Infinity;
-    made.timeoutMs = Math.max(100, Math.min(limit, DEFAULT_WAIT_MS) - 1000);
-  }
+  if (options.timeoutMs === undefined) made.timeoutMs = fixtureTimeout(testTimeout);
+  return made;
+}
+
+function serverOptions(options: MockServerOptions, testTimeout: number): MockServerOptions {
+  const made: MockServerOptions = { ...options };
+  if (!SERVER_NOT_STRICT.some((key) => options[key] !== undefined)) made.strict = true;
+  if (options.timeoutMs === undefined) made.timeoutMs = fixtureTimeout(testTimeout);
   return made;
 }
 
 /**
  * What the fixtures of one test made, disposed together when it ends: the
  * sandboxes first (so the processes they track stop before the mocks they
- * call go), then proxies, then mocks and bin dirs. Every item is disposed
+ * call go), then mock servers, proxies, and mocks and bin dirs. Every item is disposed
  * even when one throws; then the first error is thrown (the others are
  * named in its message), so one failing strict mock cannot leave a sandbox
  * or a proxy behind. When the test itself had failed, the message says so
@@ -89,6 +112,7 @@ function fixtureOptions(options: MockBinaryOptions, testTimeout: number): MockBi
  */
 class Scope {
   readonly sandboxes: TestSandbox[] = [];
+  readonly servers: MockServer[] = [];
   readonly proxies: FrameProxy[] = [];
   readonly mocks: Array<MockBinary | MockBinDir> = [];
 
@@ -105,6 +129,7 @@ class Scope {
       }
     };
     for (const sb of this.sandboxes.reverse()) await run(() => sb.dispose());
+    for (const server of this.servers.reverse()) await run(() => server.dispose());
     for (const proxy of this.proxies.reverse()) await run(() => proxy.close());
     for (const mock of this.mocks.reverse()) await run(() => mock.dispose());
     const printed = said.map((line) => `\n  ${line}`).join('');
@@ -179,6 +204,14 @@ export const test = base.extend<ShimkitFixtures & InternalFixtures>({
       const sb = createSandbox(options);
       shimkitScope.sandboxes.push(sb);
       return sb;
+    });
+  },
+  mockServer: async ({ task, shimkitScope }, use) => {
+    const timeout = (task as { timeout?: number }).timeout ?? 5000;
+    await use(async (options = {}) => {
+      const server = await createMockServer(serverOptions(options, timeout));
+      shimkitScope.servers.push(server);
+      return server;
     });
   },
   frameProxy: async ({ shimkitScope }, use) => {

@@ -4,18 +4,50 @@ const { execFileSync } = require('node:child_process');
 require('shimkit/jest'); // the package's own export, as a user's setup file would
 const { any, createMockBinary } = require('shimkit');
 
-let git;
-beforeEach(() => {
-  git = createMockBinary('git', { strict: true, responses: [{ match: { argsPrefix: ['push'] } }] });
-});
-afterEach(() => git.dispose());
+describe('on a mock binary', () => {
+  let git;
+  beforeEach(() => {
+    git = createMockBinary('git', {
+      strict: true,
+      responses: [{ match: { argsPrefix: ['push'] } }],
+    });
+  });
+  afterEach(() => git.dispose());
 
-test('toHaveBeenCalledWithArgs and toHaveConsumedAllResponses', () => {
-  execFileSync('git', ['push', 'origin', 'main'], { env: git.env() });
-  expect(git).toHaveBeenCalledWithArgs(['push', 'origin', any()]);
-  expect(git).not.toHaveBeenCalledWithArgs(['pull']);
-  expect(git).toHaveConsumedAllResponses();
-  expect(() => expect(git).toHaveBeenCalledWithArgs(['push', 'upstream', 'main'])).toThrow(
-    'the last call differs at arg 2: expected "upstream", got "origin"',
-  );
+  test('toHaveBeenCalledWithArgs and toHaveConsumedAllResponses', () => {
+    execFileSync('git', ['push', 'origin', 'main'], { env: git.env() });
+    expect(git).toHaveBeenCalledWithArgs(['push', 'origin', any()]);
+    expect(git).not.toHaveBeenCalledWithArgs(['pull']);
+    expect(git).toHaveConsumedAllResponses();
+    expect(() => expect(git).toHaveBeenCalledWithArgs(['push', 'upstream', 'main'])).toThrow(
+      'the last call differs at arg 2: expected "upstream", got "origin"',
+    );
+  });
+});
+
+test('toHaveReceivedRequest on a mock server', async () => {
+  const { createMockServer, reply } = require('shimkit');
+  const api = await createMockServer({ strict: true });
+  try {
+    api.enqueue(reply.json({ ok: true }));
+    execFileSync('curl', [
+      '-sf',
+      '-H',
+      'content-type: application/json',
+      '-d',
+      '{"stream":false}',
+      `${api.url}/v1/chat/completions`,
+    ]);
+    expect(api).toHaveReceivedRequest({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      json: { stream: false },
+    });
+    expect(api).not.toHaveReceivedRequest({ path: '/v1/responses' });
+    expect(() => expect(api).toHaveReceivedRequest({ json: { stream: true } })).toThrow(
+      'json.stream: expected true, got false',
+    );
+  } finally {
+    await api.dispose();
+  }
 });
