@@ -42,7 +42,7 @@ export function cassetteTarget(
  * The mode to run in now: `given` (checked against `modes`, `'auto'` when
  * undefined) or `SHIMKIT_CASSETTE_MODE` when set; `auto` is `replay` when
  * the file exists, else `record`. A replay without a file is refused here,
- * with how to record it.
+ * with how to record it (`recordHint` adds what recording needs).
  */
 export function resolveCassetteMode<M extends string>(
   given: unknown,
@@ -50,6 +50,7 @@ export function resolveCassetteMode<M extends string>(
   path: string,
   where: string,
   env: NodeJS.ProcessEnv = process.env,
+  recordHint = '',
 ): Exclude<M, 'auto'> {
   const listed = modes.map((m) => `'${m}'`).join(', ');
   if (given !== undefined && !modes.includes(given as M)) {
@@ -67,7 +68,7 @@ export function resolveCassetteMode<M extends string>(
   if (mode === 'auto') return (existsSync(path) ? 'replay' : 'record') as Exclude<M, 'auto'>;
   if (mode === 'replay' && !existsSync(path)) {
     throw new InvalidOptionError(
-      `${where}: there is no cassette to replay at ${path}. Record it first (mode 'record' or 'auto', or ${CASSETTE_MODE_VAR}=record).`,
+      `${where}: there is no cassette to replay at ${path}. Record it first (mode 'record' or 'auto', or ${CASSETTE_MODE_VAR}=record)${recordHint}.`,
     );
   }
   return mode as Exclude<M, 'auto'>;

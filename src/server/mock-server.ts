@@ -2,6 +2,7 @@ import { DisposedError, InvalidResponseError, UnusedResponsesError, WaitTimeoutE
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkOptionKeys, optionError } from '../internal/options.js';
 import { Asks } from './asks.js';
+import type { ReplayEntry } from './cassette-replay.js';
 import type { ServerContext } from './context.js';
 import { serverEnv } from './env.js';
 import { ServerWorkerError } from './errors.js';
@@ -10,9 +11,9 @@ import { HeldRequest } from './hold.js';
 import type { ServerLink } from './link.js';
 import { formatRequest } from './logged.js';
 import { describeRequestMatch, encodeMatch } from './match.js';
-import type { FifoState, Mirror } from './mirror.js';
+import type { ExpectState, FifoState, Mirror } from './mirror.js';
 import type { ServerSettings } from './options.js';
-import type { ControlMessage, WireAnswer } from './protocol.js';
+import type { ControlMessage, WireAnswer, WireRequestMatch } from './protocol.js';
 import { notDoneReport, summariseResponse } from './report.js';
 import type { LoggedRequest, MockServerResponse, RequestMatch, ResponseHandler, WireHttpResponse } from './types.js';
 import { Waits, waitTimeout } from './waits.js';
@@ -53,6 +54,8 @@ export class MockServer implements AsyncDisposable {
   readonly #asks: Asks;
   readonly #waits: Waits;
   readonly #onDispose: () => void;
+  /** A replayed cassette's interactions, scripted first (and again after reset()). */
+  readonly #replay: readonly ReplayEntry[];
   #expects = 0;
   #fifo = 0;
   #holds = 0;
@@ -67,6 +70,7 @@ export class MockServer implements AsyncDisposable {
     url: string;
     socketPath: string | undefined;
     onDispose: () => void;
+    replay?: readonly ReplayEntry[];
   }) {
     this.url = init.url;
     this.socketPath = init.socketPath;
@@ -74,6 +78,7 @@ export class MockServer implements AsyncDisposable {
     this.#link = init.link;
     this.#mirror = init.mirror;
     this.#onDispose = init.onDispose;
+    this.#replay = init.replay ?? [];
     this.#waits = new Waits(() => this.#link.ref());
     const server = this;
     this.#ctx = {
@@ -95,6 +100,7 @@ export class MockServer implements AsyncDisposable {
       const failure = this.#link.failure as ServerWorkerError;
       this.#waits.fail(() => new ServerWorkerError(failure.message, { cause: failure.cause }));
     };
+    this.#scriptReplay();
   }
 
   /**
@@ -128,22 +134,44 @@ export class MockServer implements AsyncDisposable {
     const times = checkTimes(where, o.times ?? wire?.times ?? 1);
     const optional = o.optional ?? wire?.optional ?? false;
     if (typeof optional !== 'boolean') throw optionError(where, 'optional', 'true or false', optional);
+    const text = describeRequestMatch(encoded.wire);
+    const state = this.#addExpectation(id, name, encoded.wire, text, answer, wire, times, optional);
+    return new Expectation(this.#ctx, state);
+  }
+
+  #addExpectation(
+    id: number,
+    name: string,
+    match: WireRequestMatch,
+    matchText: string,
+    answer: WireAnswer,
+    wire: WireHttpResponse | undefined,
+    times: number,
+    optional: boolean,
+  ): ExpectState {
     this.#expects = id;
     const gen = this.#mirror.gen;
-    const state = {
+    const state: ExpectState = {
       id,
       gen,
       name,
       times,
       optional,
       summary: summariseResponse(wire),
-      match: describeRequestMatch(encoded.wire),
+      match: matchText,
       used: 0,
-      requests: [] as LoggedRequest[],
+      requests: [],
     };
     this.#mirror.expectations.set(id, state);
-    this.#post({ type: 'expect', gen, id, name, match: encoded.wire, answer, times });
-    return new Expectation(this.#ctx, state);
+    this.#post({ type: 'expect', gen, id, name, match, answer, times });
+    return state;
+  }
+
+  /** HT-09: each interaction of a replayed cassette is an expectation for one request, before the test's own. */
+  #scriptReplay(): void {
+    for (const { name, match, matchText, wire } of this.#replay) {
+      this.#addExpectation(this.#expects + 1, name, match, matchText, { wire }, wire, 1, false);
+    }
   }
 
   /**
@@ -246,8 +274,9 @@ export class MockServer implements AsyncDisposable {
 
   /**
    * Forget the script (expectations, FIFO, holds) and the log, as a new
-   * server would have them; held requests end (504), waits on the old
-   * script reject with `DisposedError`.
+   * server would have them (a replayed cassette's interactions are
+   * scripted again; what was recorded is kept for the file); held requests
+   * end (504), waits on the old script reject with `DisposedError`.
    */
   reset(): void {
     this.#sync(true);
@@ -260,12 +289,14 @@ export class MockServer implements AsyncDisposable {
     this.#fifo = 0;
     this.#holds = 0;
     this.#waits.fail((what) => new DisposedError(this.#ctx.name, `was reset() while ${what}.`), old);
+    this.#scriptReplay();
   }
 
   /**
    * Stop serving: pending waits reject (`DisposedError`), holds end, open
-   * connections (keep-alive ones too) close at once, the worker ends; then a
-   * strict server throws its `assertDone()` report. Idempotent.
+   * connections (keep-alive ones too) close at once, the worker ends; a
+   * recording cassette is written; then a strict server throws its
+   * `assertDone()` report. Idempotent.
    */
   dispose(): Promise<void> {
     this.#disposing ??= this.#dispose();

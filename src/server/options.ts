@@ -2,6 +2,8 @@ import { posix } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
+import { type CassetteSettings, resolveServerCassette } from './cassette.js';
+import type { ServerCassetteOptions } from './cassette-format.js';
 import type { WireListen } from './protocol.js';
 import type { ResponseHandler } from './types.js';
 
@@ -35,10 +37,15 @@ export interface MockServerOptions {
    */
   listen?: { host?: string; port?: number } | { path: string };
   /**
-   * Recording and replaying cassettes (HT-09) is not built yet: passing it
-   * throws an `InvalidOptionError` that says so.
+   * Record the answers of a real API to a file, or replay them from it
+   * (HT-09): a path (mode `'auto'`: replay if the file exists, else record)
+   * or {@link ServerCassetteOptions}. `SHIMKIT_CASSETTE_MODE` overrides the
+   * mode. Recording needs `upstream`; a replay without the file is refused
+   * here. The file is written at `dispose()`.
+   * @default undefined (no cassette: only what the test scripts answers)
+   * @example createMockServer({ cassette: { path: join(__dirname, 'chat.cassette.json'), upstream: 'https://api.openai.com' } })
    */
-  cassette?: string | object;
+  cassette?: string | ServerCassetteOptions;
   /**
    * The longest a request waits for the test's thread — a function
    * response, a predicate, the `unmatched` function, a `hold()` — and the
@@ -76,6 +83,7 @@ export interface ServerSettings {
   bodyLimitBytes: number;
   logBodyBytes: number;
   env: Record<string, string | null>;
+  cassette: CassetteSettings | undefined;
 }
 
 const KEYS = [
@@ -93,11 +101,6 @@ const MAX_BYTES = 2 ** 32 - 1;
 
 export function resolveServerOptions(options: MockServerOptions | undefined): ServerSettings {
   const o = checkOptionKeys(options, KEYS, WHERE);
-  if (o.cassette !== undefined) {
-    throw new InvalidOptionError(
-      `The \`cassette\` option of ${WHERE} is not built yet (HT-09: recording and replaying HTTP cassettes comes later). Script the responses with expect() and enqueue() for now.`,
-    );
-  }
   if (o.strict !== undefined && typeof o.strict !== 'boolean') {
     throw optionError(WHERE, 'strict', 'true or false', o.strict);
   }
@@ -119,6 +122,7 @@ export function resolveServerOptions(options: MockServerOptions | undefined): Se
     bodyLimitBytes,
     logBodyBytes: bytes('logBodyBytes', o.logBodyBytes, 1024 * 1024, 0),
     env: resolveEnv(o.env),
+    cassette: o.cassette === undefined ? undefined : resolveServerCassette(o.cassette, WHERE),
   };
 }
 

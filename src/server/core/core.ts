@@ -10,6 +10,8 @@ import { Holds, WorkerHold } from './holds.js';
 import { declaredLength, type Intake, readRequest } from './intake.js';
 import { type ListenHandlers, listen } from './listen.js';
 import { EntryLog } from './log.js';
+import { Recorder } from './record.js';
+import { replayNote } from './replay.js';
 import { serve } from './serve.js';
 import { echoResponse, errorResponse, unmatchedText } from './unmatched.js';
 
@@ -29,6 +31,8 @@ export class ServerCore {
   readonly #holds = new Holds();
   readonly #asker: Asker;
   readonly #claims: Claims;
+  /** The cassette's passthrough (record, record-missing): what no script entry takes goes upstream. */
+  readonly #recorder: Recorder | undefined;
   #server: Server | undefined;
   #disposed = false;
 
@@ -38,6 +42,11 @@ export class ServerCore {
     this.#log = new EntryLog(events);
     this.#asker = new Asker(this.#log, settings.timeoutMs);
     this.#claims = new Claims(this.#script, this.#asker, () => this.#drain());
+    const cassette = settings.cassette;
+    this.#recorder =
+      cassette?.upstream === undefined
+        ? undefined
+        : new Recorder(cassette, (n, interaction) => this.#log.post({ type: 'recorded', n, interaction }));
   }
 
   async start(): Promise<void> {
@@ -139,6 +148,7 @@ export class ServerCore {
     pending: PendingClaim,
     result: ClaimResult,
   ): void {
+    if (result.kind === 'unmatched' && this.#recorder) return this.#forward(req, res, intake, pending);
     const { gen, seq, view } = pending;
     const label = pending.label();
     let claim: WireClaim = null;
@@ -157,6 +167,7 @@ export class ServerCore {
       wire = errorResponse(500, 'shimkit_predicate_failed', error);
     } else if (this.#settings.unmatched === 'fail') {
       error = unmatchedText(this.#script, view, label, pending.verdicts);
+      if (this.#settings.cassette?.mode === 'replay') error += ` ${replayNote(this.#settings.cassette)}`;
       wire = errorResponse(500, 'shimkit_unmatched', error);
     } else if (this.#settings.unmatched === 'echo') {
       wire = echoResponse(view);
@@ -188,6 +199,17 @@ export class ServerCore {
       await serve(x, wire as WireHttpResponse, error);
     };
     run().catch((cause: unknown) => this.#internal(x, cause));
+  }
+
+  /** HT-09: a request for the cassette's upstream, logged as the interaction it is to be, then passed on. */
+  #forward(req: IncomingMessage, res: ServerResponse, intake: Intake, pending: PendingClaim): void {
+    const recorder = this.#recorder as Recorder;
+    const { gen, seq } = pending;
+    const { n, name } = recorder.take();
+    this.#log.entry(gen, this.#entry(intake, seq, null, name, undefined));
+    const { timeoutMs } = this.#settings;
+    const x = new Exchange({ gen, seq, req, res, log: this.#log, timeoutMs, hold: undefined, label: pending.label() });
+    recorder.forward(x, intake.view, n).catch((cause: unknown) => this.#internal(x, cause));
   }
 
   #tooLarge(req: IncomingMessage, res: ServerResponse, intake: Intake): void {
@@ -292,6 +314,7 @@ export class ServerCore {
     this.#claims.clear();
     this.#asker.cancel();
     this.#holds.endAll('dispose');
+    this.#recorder?.dispose();
     const server = this.#server;
     if (server) {
       server.close();
