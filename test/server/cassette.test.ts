@@ -149,4 +149,156 @@ describe('cassettes: record and replay (HT-09)', () => {
     expect(other.stdout.toString()).toContain('query.limit: recorded \\"5\\", got \\"6\\"');
     expect(play.requests()[4]).toMatchObject({ claimedBy: null, error: expect.stringContaining(path) });
   });
+
+  it('HT-09 redaction: auth headers, cookies, key-like headers and query values are kept as [redacted] in the file (none of the secrets is in it); the upstream got them, and a replay takes any value for them', async () => {
+    const path = join(testDir(), 'secrets.json');
+    const upstream = await server();
+    upstream.enqueue({
+      json: { ok: true },
+      headers: { 'set-cookie': ['session=SECRET-SETCOOKIE-1', 'theme=SECRET-SETCOOKIE-2'], 'x-request-token': 'SECRET-RESPONSE-TOKEN', 'x-plain': 'visible' },
+    });
+    const rec = await server({ cassette: { path, mode: 'record', upstream: upstream.url } });
+    const headers: Record<string, string> = {
+      authorization: 'Bearer SECRET-AUTHORIZATION',
+      'proxy-authorization': 'Basic SECRET-PROXY-AUTHORIZATION',
+      'x-api-key': 'SECRET-X-API-KEY',
+      'api-key': 'SECRET-API-KEY',
+      'x-goog-api-key': 'SECRET-GOOG',
+      cookie: 'sid=SECRET-COOKIE',
+      'x-session-id': 'SECRET-SESSION',
+      'x-client-secret': 'SECRET-CLIENT-SECRET',
+      'x-visible': 'kept',
+    };
+    const query = {
+      key: 'SECRET-Q-KEY',
+      code: 'SECRET-Q-CODE',
+      sig: 'SECRET-Q-SIG',
+      signature: 'SECRET-Q-SIGNATURE',
+      token: 'SECRET-Q-TOKEN',
+      access_token: 'SECRET-Q-ACCESS',
+      api_key: 'SECRET-Q-APIKEY',
+      Refresh_Token: 'SECRET-Q-REFRESH',
+      page: '2',
+    };
+    const url = `${rec.url}/v1/things?${new URLSearchParams(query)}`;
+    const args = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+    const out = await curl([...args, url]);
+    expect(out.stdout.toString()).toBe('{"ok":true}');
+    expect(upstream.requests()[0]?.headers).toMatchObject({ ...headers, host: new URL(upstream.url).host });
+    expect(upstream.requests()[0]?.query).toEqual(query);
+    await rec.dispose();
+
+    const text = readFileSync(path, 'utf8');
+    for (const secret of text.match(/SECRET-[A-Z0-9-]+/g) ?? []) expect.fail(`${secret} is in the cassette`);
+    const [interaction] = readCassette(path).interactions;
+    for (const name of Object.keys(headers).filter((n) => n !== 'x-visible')) {
+      expect(interaction?.request.headers[name], name).toBe('[redacted]');
+    }
+    expect(interaction?.request.headers['x-visible']).toBe('kept');
+    expect(interaction?.request.query).toEqual({ ...Object.fromEntries(Object.keys(query).map((k) => [k, '[redacted]'])), page: '2' });
+    expect(interaction?.response.headers).toMatchObject({
+      'set-cookie': ['[redacted]', '[redacted]'],
+      'x-request-token': '[redacted]',
+      'x-plain': 'visible',
+    });
+
+    const play = await server({ cassette: { path, mode: 'replay' } });
+    const other = new URLSearchParams({ ...query, key: 'another-key', token: 'another-token' });
+    expect((await curl([`${play.url}/v1/things?${other}`])).stdout.toString()).toBe('{"ok":true}');
+    expect(play.requests()[0]?.claimedBy).toBe('cassette:secrets.json#1');
+  });
+
+  it("HT-09 timing: the file keeps each event's arrival; timing 'recorded' replays the gaps (a 300 ms gap takes at least 250 ms), 'none' sends the events at once", async () => {
+    const path = join(testDir(), 'slow.json');
+    const upstream = await server();
+    upstream.enqueue({ sse: [{ data: 'a' }, { data: 'b' }, { data: 'c' }], eventDelayMs: 300 });
+    const rec = await server({ cassette: { path, upstream: upstream.url } });
+    const run = async (url: string) => {
+      const out = await runCommand(process.execPath, [SSE_TIMES, `${url}/v1/stream`]);
+      expect(out.stderr.toString()).toBe('');
+      return JSON.parse(out.stdout.toString()) as { status: number; text: string; times: number[] };
+    };
+    const live = await run(rec.url);
+    expect(live.text).toBe('data: a\n\ndata: b\n\ndata: c\n\n');
+    await rec.dispose();
+    const events = readCassette(path).interactions[0]?.response.sse ?? [];
+    expect(events.map((e) => e.data)).toEqual(['a', 'b', 'c']);
+    const at = events.map((e) => e.atMs);
+    expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(250);
+    expect((at[2] ?? 0) - (at[1] ?? 0)).toBeGreaterThanOrEqual(250);
+
+    const paced = await server({ cassette: { path, mode: 'replay', timing: 'recorded' } });
+    const slow = await run(paced.url);
+    expect(slow.text).toBe(live.text);
+    expect(slow.times).toHaveLength(3);
+    const [t0 = 0, t1 = 0, t2 = 0] = slow.times;
+    expect(t1 - t0).toBeGreaterThanOrEqual(250);
+    expect(t2 - t1).toBeGreaterThanOrEqual(250);
+
+    const fast = await server({ cassette: { path, mode: 'replay' } });
+    const quick = await run(fast.url);
+    expect(quick.text).toBe(live.text);
+    const [q0 = 0, , q2 = 0] = quick.times;
+    expect(q2 - q0).toBeLessThan((at[2] ?? 0) - (at[0] ?? 0));
+  });
+
+  it('HT-09 record-missing replays what the file has (the upstream never sees it) and passes the rest upstream, appending it to the file', async () => {
+    const path = join(testDir(), 'grow.json');
+    const upstream = await server();
+    upstream.expect({ path: '/first' }, { text: 'first answer' }, { times: 'always' });
+    upstream.expect({ path: '/second' }, { text: 'second answer' });
+    const rec = await server({ cassette: { path, upstream: upstream.url } });
+    expect((await curl([`${rec.url}/first`])).stdout.toString()).toBe('first answer');
+    await rec.dispose();
+    const before = readCassette(path);
+    expect(before.interactions).toHaveLength(1);
+    expect(upstream.requests()).toHaveLength(1);
+
+    const grow = await server({ cassette: { path, mode: 'record-missing', upstream: upstream.url } });
+    expect((await curl([`${grow.url}/first`])).stdout.toString()).toBe('first answer');
+    expect((await curl([`${grow.url}/second`])).stdout.toString()).toBe('second answer');
+    expect(grow.requests().map((r) => r.claimedBy)).toEqual(['cassette:grow.json#1', 'cassette:grow.json#2']);
+    expect(upstream.requests().map((r) => r.path)).toEqual(['/first', '/second']);
+    await grow.dispose();
+    const after = readCassette(path);
+    expect(after.interactions).toHaveLength(2);
+    expect(after.interactions[0]).toEqual(before.interactions[0]);
+    expect(after.interactions[1]?.request.path).toBe('/second');
+
+    // Nothing new: the file is not written again.
+    const same = await server({ cassette: { path, mode: 'record-missing', upstream: upstream.url } });
+    expect((await curl([`${same.url}/second`])).stdout.toString()).toBe('second answer');
+    await same.dispose();
+    expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify(after, null, 2)}\n`);
+  });
+
+  it('HT-09 SHIMKIT_CASSETTE_MODE overrides the mode: replay a file a record-mode server would overwrite, or record without one; a bad value is refused', async () => {
+    const path = join(testDir(), 'env.json');
+    const upstream = await server();
+    upstream.enqueue({ text: 'recorded once', times: 'always' });
+    try {
+      process.env[CASSETTE_MODE_VAR] = 'record';
+      const rec = await server({ cassette: { path, mode: 'replay', upstream: upstream.url } });
+      expect((await curl([`${rec.url}/x`])).stdout.toString()).toBe('recorded once');
+      await rec.dispose();
+      expect(readCassette(path).interactions).toHaveLength(1);
+
+      process.env[CASSETTE_MODE_VAR] = 'replay';
+      const play = await server({ cassette: { path, mode: 'record', upstream: upstream.url } });
+      expect((await curl([`${play.url}/x`])).stdout.toString()).toBe('recorded once');
+      expect(play.requests()[0]?.claimedBy).toBe('cassette:env.json#1');
+      expect(upstream.requests()).toHaveLength(1);
+
+      process.env[CASSETTE_MODE_VAR] = 'record';
+      await expect(createMockServer({ cassette: path })).rejects.toThrow(
+        `SHIMKIT_CASSETTE_MODE=record says to record it`,
+      );
+      process.env[CASSETTE_MODE_VAR] = 'lockdown';
+      await expect(createMockServer({ cassette: path })).rejects.toThrow(
+        `SHIMKIT_CASSETTE_MODE="lockdown" is not one of 'record', 'replay', 'auto', 'record-missing'`,
+      );
+    } finally {
+      delete process.env[CASSETTE_MODE_VAR];
+    }
+  });
 });
