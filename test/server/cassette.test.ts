@@ -301,4 +301,134 @@ describe('cassettes: record and replay (HT-09)', () => {
       delete process.env[CASSETTE_MODE_VAR];
     }
   });
+
+  it("HT-09 a recorded stream reaches the client as it comes: with the upstream held after its first text event, curl already has that event; released, the rest follows and is recorded", async () => {
+    const path = join(testDir(), 'live.json');
+    const upstream = await server();
+    upstream.enqueue(chat(['first', 'second']));
+    const held = upstream.hold(CHAT, { afterEvents: 2 });
+    const rec = await server({ cassette: { path, upstream: upstream.url } });
+    const client = spawnTracked('curl', ['-sS', '-N', '--noproxy', '*', '--max-time', '20', ...postJson(`${rec.url}/v1/chat/completions`, { stream: true })]);
+    let seen = '';
+    client.stdout?.on('data', (data: Buffer) => {
+      seen += data.toString();
+    });
+    const done = completion(client);
+    await held.waitBlocked({ timeoutMs: 10_000 });
+    await vi.waitFor(() => expect(seen).toContain('"content":"first"'), { timeout: 10_000, interval: 20 });
+    expect(seen).not.toContain('"content":"second"');
+    expect(seen).not.toContain('[DONE]');
+    await vi.waitFor(() => expect(rec.requests()[0]?.response.events).toBe(2), { timeout: 10_000, interval: 20 });
+    expect(rec.requests()[0]?.response.endedBy).toBeUndefined();
+    held.release();
+    const exit = await done;
+    expect(exit.code).toBe(0);
+    expect(seen).toContain('"content":"second"');
+    expect(seen.endsWith('data: [DONE]\n\n')).toBe(true);
+    await rec.dispose();
+    expect(readCassette(path).interactions[0]?.response.sse).toHaveLength(5);
+  });
+
+  it('HT-09 an upstream that fails while recording: refused → 502 naming it; cut mid-stream (FIN or RST) → the client sees the same cut; the entry says so and nothing is recorded', async () => {
+    const dir = testDir();
+    const refusedPath = join(dir, 'refused.json');
+    const port = await closedPort();
+    const refused = await server({ cassette: { path: refusedPath, upstream: `http://127.0.0.1:${port}` } });
+    const out = await curl(['-i', `${refused.url}/v1/models`]);
+    const text = out.stdout.toString();
+    expect(text).toMatch(/^HTTP\/1\.1 502 /);
+    expect(text).toContain('x-should-retry: false');
+    expect(text).toContain(`the upstream http://127.0.0.1:${port} of the cassette ${refusedPath} failed for GET /v1/models (request #1) before it answered (connect ECONNREFUSED`);
+    expect(refused.requests()[0]).toMatchObject({
+      claimedBy: 'cassette:refused.json#1',
+      response: { status: 502 },
+      error: expect.stringContaining('nothing was recorded for it'),
+    });
+    await refused.dispose();
+    expect(existsSync(refusedPath)).toBe(false);
+
+    const cutPath = join(dir, 'cut.json');
+    const upstream = await server();
+    upstream.expect({ path: '/fin' }, chat(['partial', 'never'], { cut: { afterEvents: 2, how: 'fin' } }));
+    upstream.expect({ path: '/rst' }, chat(['partial', 'never'], { cut: { afterEvents: 2, how: 'rst' } }));
+    upstream.expect({ path: '/ok' }, { text: 'fine' });
+    const rec = await server({ cassette: { path: cutPath, upstream: upstream.url } });
+    const fin = await curl(['-N', `${rec.url}/fin`]);
+    const rst = await curl(['-N', `${rec.url}/rst`]);
+    const ok = await curl([`${rec.url}/ok`]);
+    expect(fin.code).toBe(18);
+    expect(rst.code).toBe(56);
+    for (const cut of [fin, rst]) {
+      expect(cut.stdout.toString()).toContain('"content":"partial"');
+      expect(cut.stdout.toString()).not.toContain('never');
+    }
+    expect(ok.stdout.toString()).toBe('fine');
+    const [finEntry, rstEntry] = rec.requests();
+    expect(finEntry).toMatchObject({ claimedBy: 'cassette:cut.json#1', response: { status: 200, endedBy: 'cut', events: 2 } });
+    expect(finEntry?.error).toContain('the client\'s response was cut the same way (fin), and nothing was recorded for it');
+    expect(rstEntry?.error).toContain('the client\'s response was cut the same way (rst), and nothing was recorded for it');
+    await rec.dispose();
+    const file = readCassette(cutPath);
+    expect(file.interactions.map((i) => i.request.path)).toEqual(['/ok']);
+  });
+
+  it('HT-09 under strict, an interaction not replayed fails dispose() as an unused expectation does; reset() scripts the interactions again', async () => {
+    const path = join(testDir(), 'strict.json');
+    const upstream = await server();
+    upstream.expect({ path: '/a' }, { text: 'A' });
+    upstream.expect({ path: '/b' }, { text: 'B' });
+    const rec = await server({ cassette: { path, upstream: upstream.url } });
+    await curl([`${rec.url}/a`]);
+    await curl([`${rec.url}/b`]);
+    await rec.dispose();
+
+    const play = await createMockServer({ strict: true, cassette: path });
+    try {
+      expect((await curl([`${play.url}/a`])).stdout.toString()).toBe('A');
+      play.reset();
+      expect(play.requests()).toHaveLength(0);
+      expect((await curl([`${play.url}/a`])).stdout.toString()).toBe('A');
+      expect(() => play.assertDone()).toThrow(UnusedResponsesError);
+      expect(() => play.assertDone()).toThrow(/never used: expectation 'cassette:strict\.json#2' \{ method: 'GET', path: '\/b', query and body as recorded \}/);
+    } finally {
+      await expect(play.dispose()).rejects.toThrow(UnusedResponsesError);
+    }
+  });
+
+  it('HT-09 bad options are refused at createMockServer() naming the option: no upstream to record from, a relative path, an unknown mode, timing or key, an upstream that is not an http(s) base URL, a replay without a file, a broken file', async () => {
+    const dir = testDir();
+    const path = join(dir, 'c.json');
+    const refuse = (options: unknown, text: string | RegExp) =>
+      expect(createMockServer({ cassette: options } as never)).rejects.toThrow(text);
+    await refuse({ path, mode: 'record' }, `the cassette ${path} has no \`upstream\` to record from (mode 'record' records it)`);
+    await refuse(path, "mode 'auto' records it, as there is no file yet");
+    await refuse({ path, mode: 'record-missing' }, 'has no `upstream`');
+    await refuse('c.json', 'Expected the cassette path of createMockServer() to be an absolute file path, got "c.json" (string)');
+    await refuse({ path, mode: 'rewind' }, `Expected the cassette \`mode\` of createMockServer() to be one of 'record', 'replay', 'auto', 'record-missing', got "rewind" (string)`);
+    await refuse({ path, upstream: 'http://x', timing: 'fast' }, 'Expected the `cassette.timing` option of createMockServer() to be "none" or "recorded", got "fast" (string)');
+    await refuse({ path, upstream: 'http://x', replay: true }, 'Unknown option `replay` for createMockServer() `cassette`.');
+    for (const upstream of ['ftp://example.com', 'http://user:pw@example.com', 'http://example.com/?key=1', 'example.com', 42]) {
+      await refuse({ path, upstream }, 'Expected the `cassette.upstream` option of createMockServer() to be an http: or https: base URL');
+    }
+    await refuse({ path, mode: 'replay' }, `there is no cassette to replay at ${path}. Record it first (mode 'record' or 'auto', or SHIMKIT_CASSETTE_MODE=record), with \`upstream\` set`);
+    const error = await createMockServer({ cassette: { path, mode: 'replay' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidOptionError);
+
+    writeFileSync(path, '{"version":1,"calls":[]}');
+    await refuse(path, `the cassette ${path} is not a shimkit HTTP cassette: expected { "version": 1, "kind": "http", "interactions": [...] }, got an object with "version", "calls"`);
+    const good = { request: { method: 'GET', path: '/x', query: {}, headers: {}, bodyBase64: '' }, response: { status: 200, headers: {}, bodyBase64: '' }, durationMs: 1 };
+    const cases: Array<[unknown, string]> = [
+      [{ ...good, request: { ...good.request, path: 'x' } }, 'interactions[1].request.path must be a path starting with "/", got "x" (string)'],
+      [{ ...good, request: { ...good.request, bodyBase64: '!!' } }, 'interactions[1].request.bodyBase64 must be canonical base64'],
+      [{ ...good, response: { ...good.response, status: 42 } }, 'interactions[1].response: status must be an integer from 100 to 999, got 42 (number)'],
+      [{ ...good, response: { status: 200, headers: {}, sse: [{ data: 'x' }] } }, 'interactions[1].response.sse[0].atMs must be a number of milliseconds from 0, got undefined'],
+      [{ ...good, response: { status: 200, headers: {}, sse: [{ data: 'x', atMs: 0, colour: 1 }] } }, 'Unknown key `colour`'],
+      ['nope', 'interactions[1] must be an object { request, response, durationMs }'],
+    ];
+    for (const [bad, text] of cases) {
+      writeFileSync(path, JSON.stringify({ version: 1, kind: 'http', interactions: [good, bad] }));
+      await refuse(path, text);
+      await refuse(path, `createMockServer(): the cassette ${path} has a bad interaction`);
+    }
+  });
 });
