@@ -59,7 +59,10 @@ async function closedPort(): Promise<number> {
 }
 
 /** Run the openai SDK program against `env`: its one JSON line. */
-async function openaiChat(env: Record<string, string>, prompt: string): Promise<{ text?: string; status?: number; message?: string }> {
+async function openaiChat(
+  env: Record<string, string>,
+  prompt: string,
+): Promise<{ text?: string; status?: number; message?: string }> {
   const out = await runCommand(process.execPath, [OPENAI_CHAT, prompt], { env });
   expect(out.stderr.toString()).toBe('');
   return JSON.parse(out.stdout.toString());
@@ -71,12 +74,22 @@ describe('cassettes: record and replay (HT-09)', () => {
     const upstream = await server();
     upstream.expect({ ...CHAT, json: { messages: [{ content: 'one' }] } }, chat(['Hel', 'lo']));
     upstream.expect({ ...CHAT, json: { messages: [{ content: 'two' }] } }, chat(['Good', 'bye']));
-    upstream.expect({ method: 'GET', path: '/v1/models' }, { json: { data: [{ id: 'gpt-test' }] }, headers: { 'x-upstream': 'yes' } });
+    upstream.expect(
+      { method: 'GET', path: '/v1/models' },
+      { json: { data: [{ id: 'gpt-test' }] }, headers: { 'x-upstream': 'yes' } },
+    );
 
     const rec = await server({ cassette: { path, mode: 'record', upstream: upstream.url } });
     const recorded = {
       sdk: await openaiChat(rec.env(), 'one'),
-      curl: await curl(['-N', ...postJson(`${rec.url}/v1/chat/completions`, { model: 'gpt-test', messages: [{ role: 'user', content: 'two' }], stream: true })]),
+      curl: await curl([
+        '-N',
+        ...postJson(`${rec.url}/v1/chat/completions`, {
+          model: 'gpt-test',
+          messages: [{ role: 'user', content: 'two' }],
+          stream: true,
+        }),
+      ]),
       models: await curl(['-i', `${rec.url}/v1/models?limit=5`]),
     };
     expect(recorded.sdk).toEqual({ text: 'Hello' });
@@ -103,15 +116,29 @@ describe('cassettes: record and replay (HT-09)', () => {
     expect(file).toMatchObject({ version: 1, kind: 'http' });
     expect(file.interactions).toHaveLength(3);
     const [first, second, third] = file.interactions;
-    expect(first?.request).toMatchObject({ method: 'POST', path: '/v1/chat/completions', query: {}, json: { model: 'gpt-test', stream: true } });
+    expect(first?.request).toMatchObject({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      query: {},
+      json: { model: 'gpt-test', stream: true },
+    });
     expect(first?.response.status).toBe(200);
-    expect(first?.response.sse?.map((e) => e.data)).toEqual([...chat(['Hel', 'lo']).sse!.map((e) => e.data)]);
+    expect(first?.response.sse?.map((e) => e.data)).toEqual(
+      chat(['Hel', 'lo']).sse?.map((e) => e.data),
+    );
     expect(first?.response.sse?.every((e) => typeof e.atMs === 'number' && e.atMs >= 0)).toBe(true);
     expect(first?.response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(first?.response.headers['transfer-encoding']).toBeUndefined();
     expect(second?.request.json).toMatchObject({ messages: [{ content: 'two' }] });
-    expect(third?.request).toMatchObject({ method: 'GET', path: '/v1/models', query: { limit: '5' }, bodyBase64: '' });
-    expect(Buffer.from(third?.response.bodyBase64 ?? '', 'base64').toString()).toBe('{"data":[{"id":"gpt-test"}]}');
+    expect(third?.request).toMatchObject({
+      method: 'GET',
+      path: '/v1/models',
+      query: { limit: '5' },
+      bodyBase64: '',
+    });
+    expect(Buffer.from(third?.response.bodyBase64 ?? '', 'base64').toString()).toBe(
+      '{"data":[{"id":"gpt-test"}]}',
+    );
     expect(third?.response.headers['x-upstream']).toBe('yes');
     expect(first?.durationMs).toBeGreaterThanOrEqual(0);
 
@@ -119,7 +146,14 @@ describe('cassettes: record and replay (HT-09)', () => {
     const play = await server({ cassette: { path, mode: 'replay' } });
     // In another order than recorded: each request finds its own interaction.
     const replayed = {
-      curl: await curl(['-N', ...postJson(`${play.url}/v1/chat/completions`, { model: 'gpt-test', messages: [{ role: 'user', content: 'two' }], stream: true })]),
+      curl: await curl([
+        '-N',
+        ...postJson(`${play.url}/v1/chat/completions`, {
+          model: 'gpt-test',
+          messages: [{ role: 'user', content: 'two' }],
+          stream: true,
+        }),
+      ]),
       models: await curl(['-i', `${play.url}/v1/models?limit=5`]),
       sdk: await openaiChat(play.env(), 'one'),
     };
@@ -147,7 +181,10 @@ describe('cassettes: record and replay (HT-09)', () => {
     }
     expect(again.stdout.toString()).toContain('it fits, but was used up (1 of 1 time)');
     expect(other.stdout.toString()).toContain('query.limit: recorded \\"5\\", got \\"6\\"');
-    expect(play.requests()[4]).toMatchObject({ claimedBy: null, error: expect.stringContaining(path) });
+    expect(play.requests()[4]).toMatchObject({
+      claimedBy: null,
+      error: expect.stringContaining(path),
+    });
   });
 
   it('HT-09 redaction: auth headers, cookies, key-like headers and query values are kept as [redacted] in the file (none of the secrets is in it); the upstream got them, and a replay takes any value for them', async () => {
@@ -155,7 +192,11 @@ describe('cassettes: record and replay (HT-09)', () => {
     const upstream = await server();
     upstream.enqueue({
       json: { ok: true },
-      headers: { 'set-cookie': ['session=SECRET-SETCOOKIE-1', 'theme=SECRET-SETCOOKIE-2'], 'x-request-token': 'SECRET-RESPONSE-TOKEN', 'x-plain': 'visible' },
+      headers: {
+        'set-cookie': ['session=SECRET-SETCOOKIE-1', 'theme=SECRET-SETCOOKIE-2'],
+        'x-request-token': 'SECRET-RESPONSE-TOKEN',
+        'x-plain': 'visible',
+      },
     });
     const rec = await server({ cassette: { path, mode: 'record', upstream: upstream.url } });
     const headers: Record<string, string> = {
@@ -184,18 +225,25 @@ describe('cassettes: record and replay (HT-09)', () => {
     const args = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
     const out = await curl([...args, url]);
     expect(out.stdout.toString()).toBe('{"ok":true}');
-    expect(upstream.requests()[0]?.headers).toMatchObject({ ...headers, host: new URL(upstream.url).host });
+    expect(upstream.requests()[0]?.headers).toMatchObject({
+      ...headers,
+      host: new URL(upstream.url).host,
+    });
     expect(upstream.requests()[0]?.query).toEqual(query);
     await rec.dispose();
 
     const text = readFileSync(path, 'utf8');
-    for (const secret of text.match(/SECRET-[A-Z0-9-]+/g) ?? []) expect.fail(`${secret} is in the cassette`);
+    for (const secret of text.match(/SECRET-[A-Z0-9-]+/g) ?? [])
+      expect.fail(`${secret} is in the cassette`);
     const [interaction] = readCassette(path).interactions;
     for (const name of Object.keys(headers).filter((n) => n !== 'x-visible')) {
       expect(interaction?.request.headers[name], name).toBe('[redacted]');
     }
     expect(interaction?.request.headers['x-visible']).toBe('kept');
-    expect(interaction?.request.query).toEqual({ ...Object.fromEntries(Object.keys(query).map((k) => [k, '[redacted]'])), page: '2' });
+    expect(interaction?.request.query).toEqual({
+      ...Object.fromEntries(Object.keys(query).map((k) => [k, '[redacted]'])),
+      page: '2',
+    });
     expect(interaction?.response.headers).toMatchObject({
       'set-cookie': ['[redacted]', '[redacted]'],
       'x-request-token': '[redacted]',
@@ -254,10 +302,15 @@ describe('cassettes: record and replay (HT-09)', () => {
     expect(before.interactions).toHaveLength(1);
     expect(upstream.requests()).toHaveLength(1);
 
-    const grow = await server({ cassette: { path, mode: 'record-missing', upstream: upstream.url } });
+    const grow = await server({
+      cassette: { path, mode: 'record-missing', upstream: upstream.url },
+    });
     expect((await curl([`${grow.url}/first`])).stdout.toString()).toBe('first answer');
     expect((await curl([`${grow.url}/second`])).stdout.toString()).toBe('second answer');
-    expect(grow.requests().map((r) => r.claimedBy)).toEqual(['cassette:grow.json#1', 'cassette:grow.json#2']);
+    expect(grow.requests().map((r) => r.claimedBy)).toEqual([
+      'cassette:grow.json#1',
+      'cassette:grow.json#2',
+    ]);
     expect(upstream.requests().map((r) => r.path)).toEqual(['/first', '/second']);
     await grow.dispose();
     const after = readCassette(path);
@@ -266,7 +319,9 @@ describe('cassettes: record and replay (HT-09)', () => {
     expect(after.interactions[1]?.request.path).toBe('/second');
 
     // Nothing new: the file is not written again.
-    const same = await server({ cassette: { path, mode: 'record-missing', upstream: upstream.url } });
+    const same = await server({
+      cassette: { path, mode: 'record-missing', upstream: upstream.url },
+    });
     expect((await curl([`${same.url}/second`])).stdout.toString()).toBe('second answer');
     await same.dispose();
     expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify(after, null, 2)}\n`);
@@ -302,23 +357,37 @@ describe('cassettes: record and replay (HT-09)', () => {
     }
   });
 
-  it("HT-09 a recorded stream reaches the client as it comes: with the upstream held after its first text event, curl already has that event; released, the rest follows and is recorded", async () => {
+  it('HT-09 a recorded stream reaches the client as it comes: with the upstream held after its first text event, curl already has that event; released, the rest follows and is recorded', async () => {
     const path = join(testDir(), 'live.json');
     const upstream = await server();
     upstream.enqueue(chat(['first', 'second']));
     const held = upstream.hold(CHAT, { afterEvents: 2 });
     const rec = await server({ cassette: { path, upstream: upstream.url } });
-    const client = spawnTracked('curl', ['-sS', '-N', '--noproxy', '*', '--max-time', '20', ...postJson(`${rec.url}/v1/chat/completions`, { stream: true })]);
+    const client = spawnTracked('curl', [
+      '-sS',
+      '-N',
+      '--noproxy',
+      '*',
+      '--max-time',
+      '20',
+      ...postJson(`${rec.url}/v1/chat/completions`, { stream: true }),
+    ]);
     let seen = '';
     client.stdout?.on('data', (data: Buffer) => {
       seen += data.toString();
     });
     const done = completion(client);
     await held.waitBlocked({ timeoutMs: 10_000 });
-    await vi.waitFor(() => expect(seen).toContain('"content":"first"'), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(seen).toContain('"content":"first"'), {
+      timeout: 10_000,
+      interval: 20,
+    });
     expect(seen).not.toContain('"content":"second"');
     expect(seen).not.toContain('[DONE]');
-    await vi.waitFor(() => expect(rec.requests()[0]?.response.events).toBe(2), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(rec.requests()[0]?.response.events).toBe(2), {
+      timeout: 10_000,
+      interval: 20,
+    });
     expect(rec.requests()[0]?.response.endedBy).toBeUndefined();
     held.release();
     const exit = await done;
@@ -333,12 +402,16 @@ describe('cassettes: record and replay (HT-09)', () => {
     const dir = testDir();
     const refusedPath = join(dir, 'refused.json');
     const port = await closedPort();
-    const refused = await server({ cassette: { path: refusedPath, upstream: `http://127.0.0.1:${port}` } });
+    const refused = await server({
+      cassette: { path: refusedPath, upstream: `http://127.0.0.1:${port}` },
+    });
     const out = await curl(['-i', `${refused.url}/v1/models`]);
     const text = out.stdout.toString();
     expect(text).toMatch(/^HTTP\/1\.1 502 /);
     expect(text).toContain('x-should-retry: false');
-    expect(text).toContain(`the upstream http://127.0.0.1:${port} of the cassette ${refusedPath} failed for GET /v1/models (request #1) before it answered (connect ECONNREFUSED`);
+    expect(text).toContain(
+      `the upstream http://127.0.0.1:${port} of the cassette ${refusedPath} failed for GET /v1/models (request #1) before it answered (connect ECONNREFUSED`,
+    );
     expect(refused.requests()[0]).toMatchObject({
       claimedBy: 'cassette:refused.json#1',
       response: { status: 502 },
@@ -349,8 +422,14 @@ describe('cassettes: record and replay (HT-09)', () => {
 
     const cutPath = join(dir, 'cut.json');
     const upstream = await server();
-    upstream.expect({ path: '/fin' }, chat(['partial', 'never'], { cut: { afterEvents: 2, how: 'fin' } }));
-    upstream.expect({ path: '/rst' }, chat(['partial', 'never'], { cut: { afterEvents: 2, how: 'rst' } }));
+    upstream.expect(
+      { path: '/fin' },
+      chat(['partial', 'never'], { cut: { afterEvents: 2, how: 'fin' } }),
+    );
+    upstream.expect(
+      { path: '/rst' },
+      chat(['partial', 'never'], { cut: { afterEvents: 2, how: 'rst' } }),
+    );
     upstream.expect({ path: '/ok' }, { text: 'fine' });
     const rec = await server({ cassette: { path: cutPath, upstream: upstream.url } });
     const fin = await curl(['-N', `${rec.url}/fin`]);
@@ -364,9 +443,16 @@ describe('cassettes: record and replay (HT-09)', () => {
     }
     expect(ok.stdout.toString()).toBe('fine');
     const [finEntry, rstEntry] = rec.requests();
-    expect(finEntry).toMatchObject({ claimedBy: 'cassette:cut.json#1', response: { status: 200, endedBy: 'cut', events: 2 } });
-    expect(finEntry?.error).toContain('the client\'s response was cut the same way (fin), and nothing was recorded for it');
-    expect(rstEntry?.error).toContain('the client\'s response was cut the same way (rst), and nothing was recorded for it');
+    expect(finEntry).toMatchObject({
+      claimedBy: 'cassette:cut.json#1',
+      response: { status: 200, endedBy: 'cut', events: 2 },
+    });
+    expect(finEntry?.error).toContain(
+      "the client's response was cut the same way (fin), and nothing was recorded for it",
+    );
+    expect(rstEntry?.error).toContain(
+      "the client's response was cut the same way (rst), and nothing was recorded for it",
+    );
     await rec.dispose();
     const file = readCassette(cutPath);
     expect(file.interactions.map((i) => i.request.path)).toEqual(['/ok']);
@@ -389,7 +475,9 @@ describe('cassettes: record and replay (HT-09)', () => {
       expect(play.requests()).toHaveLength(0);
       expect((await curl([`${play.url}/a`])).stdout.toString()).toBe('A');
       expect(() => play.assertDone()).toThrow(UnusedResponsesError);
-      expect(() => play.assertDone()).toThrow(/never used: expectation 'cassette:strict\.json#2' \{ method: 'GET', path: '\/b', query and body as recorded \}/);
+      expect(() => play.assertDone()).toThrow(
+        /never used: expectation 'cassette:strict\.json#2' \{ method: 'GET', path: '\/b', query and body as recorded \}/,
+      );
     } finally {
       await expect(play.dispose()).rejects.toThrow(UnusedResponsesError);
     }
@@ -400,29 +488,83 @@ describe('cassettes: record and replay (HT-09)', () => {
     const path = join(dir, 'c.json');
     const refuse = (options: unknown, text: string | RegExp) =>
       expect(createMockServer({ cassette: options } as never)).rejects.toThrow(text);
-    await refuse({ path, mode: 'record' }, `the cassette ${path} has no \`upstream\` to record from (mode 'record' records it)`);
+    await refuse(
+      { path, mode: 'record' },
+      `the cassette ${path} has no \`upstream\` to record from (mode 'record' records it)`,
+    );
     await refuse(path, "mode 'auto' records it, as there is no file yet");
     await refuse({ path, mode: 'record-missing' }, 'has no `upstream`');
-    await refuse('c.json', 'Expected the cassette path of createMockServer() to be an absolute file path, got "c.json" (string)');
-    await refuse({ path, mode: 'rewind' }, `Expected the cassette \`mode\` of createMockServer() to be one of 'record', 'replay', 'auto', 'record-missing', got "rewind" (string)`);
-    await refuse({ path, upstream: 'http://x', timing: 'fast' }, 'Expected the `cassette.timing` option of createMockServer() to be "none" or "recorded", got "fast" (string)');
-    await refuse({ path, upstream: 'http://x', replay: true }, 'Unknown option `replay` for createMockServer() `cassette`.');
-    for (const upstream of ['ftp://example.com', 'http://user:pw@example.com', 'http://example.com/?key=1', 'example.com', 42]) {
-      await refuse({ path, upstream }, 'Expected the `cassette.upstream` option of createMockServer() to be an http: or https: base URL');
+    await refuse(
+      'c.json',
+      'Expected the cassette path of createMockServer() to be an absolute file path, got "c.json" (string)',
+    );
+    await refuse(
+      { path, mode: 'rewind' },
+      `Expected the cassette \`mode\` of createMockServer() to be one of 'record', 'replay', 'auto', 'record-missing', got "rewind" (string)`,
+    );
+    await refuse(
+      { path, upstream: 'http://x', timing: 'fast' },
+      'Expected the `cassette.timing` option of createMockServer() to be "none" or "recorded", got "fast" (string)',
+    );
+    await refuse(
+      { path, upstream: 'http://x', replay: true },
+      'Unknown option `replay` for createMockServer() `cassette`.',
+    );
+    for (const upstream of [
+      'ftp://example.com',
+      'http://user:pw@example.com',
+      'http://example.com/?key=1',
+      'example.com',
+      42,
+    ]) {
+      await refuse(
+        { path, upstream },
+        'Expected the `cassette.upstream` option of createMockServer() to be an http: or https: base URL',
+      );
     }
-    await refuse({ path, mode: 'replay' }, `there is no cassette to replay at ${path}. Record it first (mode 'record' or 'auto', or SHIMKIT_CASSETTE_MODE=record), with \`upstream\` set`);
-    const error = await createMockServer({ cassette: { path, mode: 'replay' } }).catch((e: unknown) => e);
+    await refuse(
+      { path, mode: 'replay' },
+      `there is no cassette to replay at ${path}. Record it first (mode 'record' or 'auto', or SHIMKIT_CASSETTE_MODE=record), with \`upstream\` set`,
+    );
+    const error = await createMockServer({ cassette: { path, mode: 'replay' } }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(InvalidOptionError);
 
     writeFileSync(path, '{"version":1,"calls":[]}');
-    await refuse(path, `the cassette ${path} is not a shimkit HTTP cassette: expected { "version": 1, "kind": "http", "interactions": [...] }, got an object with "version", "calls"`);
-    const good = { request: { method: 'GET', path: '/x', query: {}, headers: {}, bodyBase64: '' }, response: { status: 200, headers: {}, bodyBase64: '' }, durationMs: 1 };
+    await refuse(
+      path,
+      `the cassette ${path} is not a shimkit HTTP cassette: expected { "version": 1, "kind": "http", "interactions": [...] }, got an object with "version", "calls"`,
+    );
+    const good = {
+      request: { method: 'GET', path: '/x', query: {}, headers: {}, bodyBase64: '' },
+      response: { status: 200, headers: {}, bodyBase64: '' },
+      durationMs: 1,
+    };
     const cases: Array<[unknown, string]> = [
-      [{ ...good, request: { ...good.request, path: 'x' } }, 'interactions[1].request.path must be a path starting with "/", got "x" (string)'],
-      [{ ...good, request: { ...good.request, bodyBase64: '!!' } }, 'interactions[1].request.bodyBase64 must be canonical base64'],
-      [{ ...good, response: { ...good.response, status: 42 } }, 'interactions[1].response: status must be an integer from 100 to 999, got 42 (number)'],
-      [{ ...good, response: { status: 200, headers: {}, sse: [{ data: 'x' }] } }, 'interactions[1].response.sse[0].atMs must be a number of milliseconds from 0, got undefined'],
-      [{ ...good, response: { status: 200, headers: {}, sse: [{ data: 'x', atMs: 0, colour: 1 }] } }, 'Unknown key `colour`'],
+      [
+        { ...good, request: { ...good.request, path: 'x' } },
+        'interactions[1].request.path must be a path starting with "/", got "x" (string)',
+      ],
+      [
+        { ...good, request: { ...good.request, bodyBase64: '!!' } },
+        'interactions[1].request.bodyBase64 must be canonical base64',
+      ],
+      [
+        { ...good, response: { ...good.response, status: 42 } },
+        'interactions[1].response: status must be an integer from 100 to 999, got 42 (number)',
+      ],
+      [
+        { ...good, response: { status: 200, headers: {}, sse: [{ data: 'x' }] } },
+        'interactions[1].response.sse[0].atMs must be a number of milliseconds from 0, got undefined',
+      ],
+      [
+        {
+          ...good,
+          response: { status: 200, headers: {}, sse: [{ data: 'x', atMs: 0, colour: 1 }] },
+        },
+        'Unknown key `colour`',
+      ],
       ['nope', 'interactions[1] must be an object { request, response, durationMs }'],
     ];
     for (const [bad, text] of cases) {
