@@ -16,6 +16,7 @@ import { curl, postJson, server } from '../helpers/server.js';
 
 const OPENAI_CHAT = fileURLToPath(new URL('../fixtures/openai-chat.mjs', import.meta.url));
 const SSE_TIMES = fileURLToPath(new URL('../fixtures/sse-times.mjs', import.meta.url));
+const HTTPS_RECORD = fileURLToPath(new URL('../fixtures/https-record.mjs', import.meta.url));
 
 /** One chat-completion chunk as the OpenAI API streams it. */
 function chunk(delta: object, finish: string | null = null): { data: object } {
@@ -572,5 +573,61 @@ describe('cassettes: record and replay (HT-09)', () => {
       await refuse(path, text);
       await refuse(path, `createMockServer(): the cassette ${path} has a bad interaction`);
     }
+  });
+
+  it('HT-09 records from an https upstream with a base path, over one kept-alive connection (in a process that trusts its certificate)', async () => {
+    const dir = testDir();
+    const [key, cert, path] = [join(dir, 'key.pem'), join(dir, 'cert.pem'), join(dir, 'tls.json')];
+    const made = await runCommand('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ]);
+    expect(made.code, made.stderr.toString()).toBe(0);
+    const out = await runCommand(process.execPath, [HTTPS_RECORD, key, cert, path], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: cert },
+    });
+    expect(out.stderr.toString()).toBe('');
+    expect(JSON.parse(out.stdout.toString())).toEqual({
+      answers: [
+        '{"url":"/base/v1/a?x=1","body":"to /v1/a?x=1"}',
+        '{"url":"/base/v1/b","body":"to /v1/b"}',
+        'data: one\n\ndata: two\n\n',
+      ],
+      connections: 1,
+    });
+    const file = readCassette(path);
+    expect(file.interactions.map((i) => [i.request.path, i.request.query])).toEqual([
+      ['/v1/a', { x: '1' }],
+      ['/v1/b', {}],
+      ['/stream', {}],
+    ]);
+    expect(file.interactions[2]?.response.sse?.map((e) => e.data)).toEqual(['one', 'two']);
+  });
+
+  it('HT-09 a recording that cannot be written makes dispose() reject with the error, once the server is gone', async () => {
+    const dir = testDir();
+    writeFileSync(join(dir, 'a-file'), '');
+    const path = join(dir, 'a-file', 'chat.json'); // its parent is a file
+    const upstream = await server();
+    upstream.enqueue({ text: 'ok' });
+    const rec = await createMockServer({ cassette: { path, upstream: upstream.url } });
+    expect((await curl([`${rec.url}/x`])).stdout.toString()).toBe('ok');
+    await expect(rec.dispose()).rejects.toThrow(/ENOTDIR|EEXIST/);
+    expect((await curl([`${rec.url}/x`])).code).toBe(7); // nothing listens there any more
   });
 });

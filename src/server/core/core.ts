@@ -148,7 +148,10 @@ export class ServerCore {
     pending: PendingClaim,
     result: ClaimResult,
   ): void {
-    if (result.kind === 'unmatched' && this.#recorder) return this.#forward(req, res, intake, pending);
+    if (result.kind === 'unmatched' && this.#recorder) {
+      this.#forward(req, res, intake, pending);
+      return;
+    }
     const { gen, seq, view } = pending;
     const label = pending.label();
     let claim: WireClaim = null;
