@@ -121,37 +121,51 @@ export class Recorder {
         finish();
       });
       request.on('error', failed);
-      request.on('response', (response: IncomingMessage) => {
-        if (stage !== 'waiting') {
-          response.destroy();
-          return;
-        }
-        stage = 'streaming';
-        response.on('error', failed);
-        const body = relay(x, response, () => {
-          if (stage !== 'streaming') return;
-          if (!response.complete) {
-            failed(
-              Object.assign(new Error('the connection ended before the response did'), {
-                code: 'ECONNRESET',
-              }),
-            );
+      /** A callback whose throw (a header Node will not write, …) fails only this request. */
+      const guard =
+        <A extends unknown[]>(fn: (...args: A) => void) =>
+        (...args: A) => {
+          try {
+            fn(...args);
+          } catch (error) {
+            if (stage === 'streaming' && !x.res.headersSent) stage = 'waiting';
+            failed(error as NodeJS.ErrnoException);
+          }
+        };
+      request.on(
+        'response',
+        guard((response: IncomingMessage) => {
+          if (stage !== 'waiting') {
+            response.destroy();
             return;
           }
-          const recorded = body.recorded();
-          this.#record(n, {
-            request: recordedRequest(view, headers),
-            response: {
-              status: response.statusCode ?? 0,
-              headers: redactHeaders(recorded.headers),
-              ...recorded.body,
-            },
-            durationMs: Date.now() - started,
+          stage = 'streaming';
+          response.on('error', failed);
+          const body = relay(x, response, guard, () => {
+            if (stage !== 'streaming') return;
+            if (!response.complete) {
+              failed(
+                Object.assign(new Error('the connection ended before the response did'), {
+                  code: 'ECONNRESET',
+                }),
+              );
+              return;
+            }
+            const recorded = body.recorded();
+            this.#record(n, {
+              request: recordedRequest(view, headers),
+              response: {
+                status: response.statusCode ?? 0,
+                headers: redactHeaders(recorded.headers),
+                ...recorded.body,
+              },
+              durationMs: Date.now() - started,
+            });
+            x.end('complete');
+            finish(new Promise<void>((done) => x.res.end(() => done(x.finish()))));
           });
-          x.end('complete');
-          finish(new Promise<void>((done) => x.res.end(() => done(x.finish()))));
-        });
-      });
+        }),
+      );
       request.end(view.body);
     });
   }
@@ -167,11 +181,13 @@ export class Recorder {
 /**
  * Write the upstream's status, headers and body to the client as they come,
  * counting bytes and SSE events; `ended` is called at the body's end (or
- * the connection's). `recorded()` then gives the headers and body to keep.
+ * the connection's), every callback through `guard`. `recorded()` then
+ * gives the headers and body to keep.
  */
 function relay(
   x: Exchange,
   response: IncomingMessage,
+  guard: <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void,
   ended: () => void,
 ): {
   recorded(): { headers: Headers; body: { bodyBase64: string } | { sse: RecordedSseEvent[] } };
@@ -191,27 +207,30 @@ function relay(
   const chunks: Buffer[] = [];
   const events: RecordedSseEvent[] = [];
   let exact = splitter !== undefined;
-  response.on('data', (chunk: Buffer) => {
-    if (x.closed) return;
-    chunks.push(chunk);
-    x.bytesSent += chunk.length;
-    if (splitter) {
-      const atMs = Date.now() - headersAt;
-      for (const block of splitter.push(chunk)) {
-        x.events++;
-        const event = exact ? readSseEvent(block) : undefined;
-        if (event) events.push({ ...event, atMs });
-        else exact = false;
+  response.on(
+    'data',
+    guard((chunk: Buffer) => {
+      if (x.closed) return;
+      chunks.push(chunk);
+      x.bytesSent += chunk.length;
+      if (splitter) {
+        const atMs = Date.now() - headersAt;
+        for (const block of splitter.push(chunk)) {
+          x.events++;
+          const event = exact ? readSseEvent(block) : undefined;
+          if (event) events.push({ ...event, atMs });
+          else exact = false;
+        }
       }
-    }
-    x.progress();
-    if (!x.res.write(chunk)) {
-      response.pause();
-      void x.drain().then((ok) => ok && response.resume());
-    }
-  });
-  response.on('end', ended);
-  response.on('close', ended);
+      x.progress();
+      if (!x.res.write(chunk)) {
+        response.pause();
+        void x.drain().then((ok) => ok && response.resume());
+      }
+    }),
+  );
+  response.on('end', guard(ended));
+  response.on('close', guard(ended));
   return {
     recorded() {
       if (exact && splitter?.endsClean()) {
