@@ -69,6 +69,16 @@ async function openaiChat(
   return JSON.parse(out.stdout.toString());
 }
 
+/** curl -N POSTing a streamed chat completion request with this prompt. */
+function curlChat(url: string, prompt: string) {
+  const request = {
+    model: 'gpt-test',
+    messages: [{ role: 'user', content: prompt }],
+    stream: true,
+  };
+  return curl(['-N', ...postJson(`${url}/v1/chat/completions`, request)]);
+}
+
 describe('cassettes: record and replay (HT-09)', () => {
   it('HT-09 record passes requests upstream and writes them at dispose(); a fresh replaying server gives curl and the openai SDK the same bytes, each interaction once, and fails an extra request naming the file', async () => {
     const path = join(testDir(), 'chat.cassette.json');
@@ -83,14 +93,7 @@ describe('cassettes: record and replay (HT-09)', () => {
     const rec = await server({ cassette: { path, mode: 'record', upstream: upstream.url } });
     const recorded = {
       sdk: await openaiChat(rec.env(), 'one'),
-      curl: await curl([
-        '-N',
-        ...postJson(`${rec.url}/v1/chat/completions`, {
-          model: 'gpt-test',
-          messages: [{ role: 'user', content: 'two' }],
-          stream: true,
-        }),
-      ]),
+      curl: await curlChat(rec.url, 'two'),
       models: await curl(['-i', `${rec.url}/v1/models?limit=5`]),
     };
     expect(recorded.sdk).toEqual({ text: 'Hello' });
@@ -147,14 +150,7 @@ describe('cassettes: record and replay (HT-09)', () => {
     const play = await server({ cassette: { path, mode: 'replay' } });
     // In another order than recorded: each request finds its own interaction.
     const replayed = {
-      curl: await curl([
-        '-N',
-        ...postJson(`${play.url}/v1/chat/completions`, {
-          model: 'gpt-test',
-          messages: [{ role: 'user', content: 'two' }],
-          stream: true,
-        }),
-      ]),
+      curl: await curlChat(play.url, 'two'),
       models: await curl(['-i', `${play.url}/v1/models?limit=5`]),
       sdk: await openaiChat(play.env(), 'one'),
     };

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readSseEvent, SseSplitter } from '../../src/server/sse/decode.js';
 import { encodeSseEvent } from '../../src/server/sse/encode.js';
 import type { SseEvent } from '../../src/server/types.js';
+import { cut } from '../helpers/frames.js';
 
 /** An event encode.ts accepts: data of any text without CR (or a JSON value), the other fields one line each. */
 const line = fc.string({ unit: 'grapheme' }).filter((s) => !/[\r\n]/.test(s));
@@ -23,18 +24,6 @@ const event: fc.Arbitrary<SseEvent> = fc
   )
   .filter((e) => typeof e.data !== 'string' || !/^[[{]/.test(e.data));
 
-/** Split bytes into pieces at the given cut points. */
-function pieces(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let from = 0;
-  for (const at of [...points, bytes.length]) {
-    out.push(bytes.subarray(from, at));
-    from = at;
-  }
-  return out;
-}
-
 describe('reading an event stream back (the cassette recorder, HT-09)', () => {
   it('HT-09 events encode.ts writes come back as the same events and blocks, however the bytes are split', () => {
     fc.assert(
@@ -45,7 +34,7 @@ describe('reading an event stream back (the cassette recorder, HT-09)', () => {
           const encoded = events.map((e) => encodeSseEvent(e));
           const stream = Buffer.concat(encoded);
           const splitter = new SseSplitter();
-          const blocks = pieces(stream, cuts).flatMap((piece) => splitter.push(piece));
+          const blocks = cut(stream, cuts).flatMap((piece) => splitter.push(piece));
           expect(blocks).toEqual(encoded.map((bytes) => Buffer.from(bytes).toString('utf8')));
           expect(splitter.endsClean()).toBe(true);
           const back = blocks.map(readSseEvent);
