@@ -42,7 +42,11 @@ export type ServerCassetteMode = 'record' | 'replay' | 'auto' | 'record-missing'
  * createMockServer({ cassette: { path: join(__dirname, 'chat.cassette.json'), upstream: 'https://api.openai.com' } })
  */
 export interface ServerCassetteOptions {
-  /** The cassette file (JSON), an absolute path. */
+  /**
+   * The cassette file (JSON), an absolute path; its dir is created when the
+   * file is written. Required (no default).
+   * @example join(__dirname, 'cassettes', 'chat.json')
+   */
   path: string;
   /**
    * `'record'`, `'replay'`, `'auto'` or `'record-missing'`;
@@ -55,7 +59,8 @@ export interface ServerCassetteOptions {
    * `record-missing`, and `auto` without a file): `http:` or `https:`, no
    * credentials, query or fragment; a path in it is put before each
    * request's path (`http://host/base` + `/v1/x` → `/base/v1/x`). Needed
-   * whenever the mode records.
+   * whenever the mode records; unused on replay.
+   * @default undefined (nothing to record from: a mode that records is refused)
    * @example 'https://api.openai.com'
    */
   upstream?: string;
