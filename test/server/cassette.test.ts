@@ -253,7 +253,7 @@ describe('cassettes: record and replay (HT-09)', () => {
     expect(play.requests()[0]?.claimedBy).toBe('cassette:secrets.json#1');
   });
 
-  it("HT-09 timing: the file keeps each event's arrival; timing 'recorded' replays the gaps (a 300 ms gap takes at least 250 ms), 'none' sends the events at once", async () => {
+  it("HT-09 timing: the file keeps each event's arrival; timing 'recorded' replays the gaps (no event before its recorded offset, each about a 300 ms gap after the last), 'none' sends the events at once", async () => {
     const path = join(testDir(), 'slow.json');
     const upstream = await server();
     upstream.enqueue({ sse: [{ data: 'a' }, { data: 'b' }, { data: 'c' }], eventDelayMs: 300 });
@@ -269,16 +269,20 @@ describe('cassettes: record and replay (HT-09)', () => {
     const events = readCassette(path).interactions[0]?.response.sse ?? [];
     expect(events.map((e) => e.data)).toEqual(['a', 'b', 'c']);
     const at = events.map((e) => e.atMs);
-    expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(250);
-    expect((at[2] ?? 0) - (at[1] ?? 0)).toBeGreaterThanOrEqual(250);
+    // Gaps of 300 ms upstream; bounds loose for a loaded machine (a late read shortens one gap).
+    expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(200);
+    expect((at[2] ?? 0) - (at[1] ?? 0)).toBeGreaterThanOrEqual(200);
 
     const paced = await server({ cassette: { path, mode: 'replay', timing: 'recorded' } });
     const slow = await run(paced.url);
     expect(slow.text).toBe(live.text);
     expect(slow.times).toHaveLength(3);
+    // No event comes before its recorded offset (the server's headers follow the request) …
+    for (const [i, t] of slow.times.entries()) expect(t).toBeGreaterThanOrEqual((at[i] ?? 0) - 2);
+    // … and each comes a recorded gap after the one before (less a late read of that one).
     const [t0 = 0, t1 = 0, t2 = 0] = slow.times;
-    expect(t1 - t0).toBeGreaterThanOrEqual(250);
-    expect(t2 - t1).toBeGreaterThanOrEqual(250);
+    expect(t1 - t0).toBeGreaterThanOrEqual(200);
+    expect(t2 - t1).toBeGreaterThanOrEqual(200);
 
     const fast = await server({ cassette: { path, mode: 'replay' } });
     const quick = await run(fast.url);
