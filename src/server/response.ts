@@ -90,7 +90,7 @@ function encode(value: unknown, where: string): WireHttpResponse {
     const bytes = base64(where, 'wireBase64', r.wireBase64);
     return { ...common, status: wireStatus(bytes), headers: [], kind: 'wire', pieces: [bytes], gaps: [0], cut: undefined };
   }
-  const status = r.status ?? 200;
+  const status = 'status' in r ? r.status : 200;
   if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 999) {
     throw fieldError(where, 'status', 'an integer from 100 to 999', status);
   }
