@@ -225,7 +225,7 @@ describe('bad input (HT-12)', () => {
       [{ bodyLimitBytes: -1 }, /`bodyLimitBytes` option .* an integer of bytes from 1/],
       [{ logBodyBytes: 1.5 }, /`logBodyBytes` option .* an integer of bytes from 0/],
       [{ env: { OK: 1 } }, /`env.OK` option of createMockServer\(\) to be a string or null/],
-      [{ cassette: '/tmp/x.json' }, /`cassette` option of createMockServer\(\) is not built yet/],
+      [{ cassette: '/tmp/x.json' }, /the cassette \/tmp\/x\.json has no `upstream` to record from/],
     ];
     for (const [options, message] of bad) {
       const error = await createMockServer(options as never).catch((e: unknown) => e);
