@@ -126,8 +126,8 @@ export type {
 export {
   type CassetteInteraction,
   createMockServer,
-  type ExpectOptions,
   Expectation,
+  type ExpectOptions,
   HeldRequest,
   type HoldOptions,
   type LoggedRequest,

@@ -2,7 +2,7 @@ import { lstatSync, unlinkSync } from 'node:fs';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
 import { CassetteRecording, wireCassette } from './cassette.js';
-import { MockServerListenError, ServerWorkerError } from './errors.js';
+import { MockServerListenError, type ServerWorkerError } from './errors.js';
 import { ServerLink } from './link.js';
 import { Mirror } from './mirror.js';
 import { MockServer } from './mock-server.js';
@@ -37,7 +37,8 @@ export async function createMockServer(options?: MockServerOptions): Promise<Moc
   };
   const cassette = settings.cassette;
   if (cassette) workerSettings.cassette = wireCassette(cassette);
-  const recording = cassette && cassette.mode !== 'replay' ? new CassetteRecording(cassette) : undefined;
+  const recording =
+    cassette && cassette.mode !== 'replay' ? new CassetteRecording(cassette) : undefined;
   const mirror = new Mirror();
   let ready: (value: Ready) => void = () => {};
   const listening = new Promise<Ready>((resolve) => {
@@ -75,7 +76,15 @@ export async function createMockServer(options?: MockServerOptions): Promise<Moc
     }
   };
   const replay = cassette?.replay;
-  return new MockServer({ settings, link, mirror, url: outcome.url, socketPath, onDispose, replay });
+  return new MockServer({
+    settings,
+    link,
+    mirror,
+    url: outcome.url,
+    socketPath,
+    onDispose,
+    replay,
+  });
 }
 
 /** Remove the socket file if it is still there (a worker that was terminated leaves it). */

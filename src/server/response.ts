@@ -88,7 +88,15 @@ function encode(value: unknown, where: string): WireHttpResponse {
       );
     }
     const bytes = base64(where, 'wireBase64', r.wireBase64);
-    return { ...common, status: wireStatus(bytes), headers: [], kind: 'wire', pieces: [bytes], gaps: [0], cut: undefined };
+    return {
+      ...common,
+      status: wireStatus(bytes),
+      headers: [],
+      kind: 'wire',
+      pieces: [bytes],
+      gaps: [0],
+      cut: undefined,
+    };
   }
   const status = 'status' in r ? r.status : 200;
   if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 999) {

@@ -86,7 +86,8 @@ function parts(match: WireRequestMatch, view: RequestView): Array<string | undef
         : jsonMismatch(match.json, body, 'json'),
     );
   }
-  if (match.recorded) out.push(recordedMismatch(match.recorded, view.query, view.body, () => jsonValue(view)));
+  if (match.recorded)
+    out.push(recordedMismatch(match.recorded, view.query, view.body, () => jsonValue(view)));
   return out;
 }
 
@@ -102,9 +103,7 @@ function isAny(value: unknown): value is { any: true } {
 function isPattern(value: unknown): value is { regex: string; flags: string } {
   if (!isRecord(value)) return false;
   const keys = Object.keys(value);
-  return (
-    keys.length === 2 && typeof value.regex === 'string' && typeof value.flags === 'string'
-  );
+  return keys.length === 2 && typeof value.regex === 'string' && typeof value.flags === 'string';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
