@@ -1,4 +1,9 @@
-import { DisposedError, InvalidResponseError, UnusedResponsesError, WaitTimeoutError } from '../internal/errors.js';
+import {
+  DisposedError,
+  InvalidResponseError,
+  UnusedResponsesError,
+  WaitTimeoutError,
+} from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkOptionKeys, optionError } from '../internal/options.js';
 import { Asks } from './asks.js';
@@ -14,9 +19,15 @@ import type { FifoState, Mirror } from './mirror.js';
 import type { ServerSettings } from './options.js';
 import type { ControlMessage, WireAnswer } from './protocol.js';
 import { notDoneReport, summariseResponse } from './report.js';
-import type { LoggedRequest, MockServerResponse, RequestMatch, ResponseHandler, WireHttpResponse } from './types.js';
-import { Waits, waitTimeout } from './waits.js';
 import { toWireResponse } from './response.js';
+import type {
+  LoggedRequest,
+  MockServerResponse,
+  RequestMatch,
+  ResponseHandler,
+  WireHttpResponse,
+} from './types.js';
+import { Waits, waitTimeout } from './waits.js';
 
 /** The options of `expect()`. */
 export interface ExpectOptions {
@@ -115,7 +126,11 @@ export class MockServer implements AsyncDisposable {
    * made, before the FIFO; each answers `times` requests.
    * @example api.expect({ method: 'POST', path: '/v1/chat/completions', json: { stream: true } }, sse.chat('hi'), { name: 'plan' })
    */
-  expect(match: RequestMatch, response: MockServerResponse | ResponseHandler, options?: ExpectOptions): Expectation {
+  expect(
+    match: RequestMatch,
+    response: MockServerResponse | ResponseHandler,
+    options?: ExpectOptions,
+  ): Expectation {
     this.#sync(true);
     const id = this.#expects + 1;
     const where = `expect() #${id}`;
@@ -128,7 +143,8 @@ export class MockServer implements AsyncDisposable {
     const { answer, wire } = this.#answer(response, `the response passed to ${where}`);
     const times = checkTimes(where, o.times ?? wire?.times ?? 1);
     const optional = o.optional ?? wire?.optional ?? false;
-    if (typeof optional !== 'boolean') throw optionError(where, 'optional', 'true or false', optional);
+    if (typeof optional !== 'boolean')
+      throw optionError(where, 'optional', 'true or false', optional);
     this.#expects = id;
     const gen = this.#mirror.gen;
     const state = {
@@ -165,7 +181,13 @@ export class MockServer implements AsyncDisposable {
       const { answer, wire } = this.#answer(one, `the response passed to ${where}`);
       const times = checkTimes(where, wire?.times ?? 1);
       entries.push({ index, answer, times });
-      states.push({ index, times, optional: wire?.optional ?? false, summary: summariseResponse(wire), used: 0 });
+      states.push({
+        index,
+        times,
+        optional: wire?.optional ?? false,
+        summary: summariseResponse(wire),
+        used: 0,
+      });
     });
     if (entries.length === 0) return;
     this.#fifo += entries.length;
@@ -189,7 +211,12 @@ export class MockServer implements AsyncDisposable {
     }
     const encoded = match === undefined ? undefined : encodeMatch(match, where, () => 0);
     if (encoded?.predicate) {
-      throw optionError(where, 'match', 'a match without a predicate (a hold is decided in the server thread)', match);
+      throw optionError(
+        where,
+        'match',
+        'a match without a predicate (a hold is decided in the server thread)',
+        match,
+      );
     }
     this.#holds = id;
     const gen = this.#mirror.gen;
@@ -260,7 +287,10 @@ export class MockServer implements AsyncDisposable {
     this.#expects = 0;
     this.#fifo = 0;
     this.#holds = 0;
-    this.#waits.fail((what) => new DisposedError(this.#ctx.name, `was reset() while ${what}.`), old);
+    this.#waits.fail(
+      (what) => new DisposedError(this.#ctx.name, `was reset() while ${what}.`),
+      old,
+    );
   }
 
   /**
@@ -285,7 +315,8 @@ export class MockServer implements AsyncDisposable {
     if (!failure) this.#link.post({ type: 'dispose' });
     await this.#link.stop();
     this.#onDispose();
-    if (failure && !this.#failureThrown) throw new ServerWorkerError(failure.message, { cause: failure.cause });
+    if (failure && !this.#failureThrown)
+      throw new ServerWorkerError(failure.message, { cause: failure.cause });
     if (this.#settings.strict) this.assertDone();
   }
 
@@ -308,7 +339,10 @@ export class MockServer implements AsyncDisposable {
     where: string,
   ): { answer: WireAnswer; wire: WireHttpResponse | undefined } {
     if (typeof response === 'function') {
-      return { answer: { handler: this.#asks.addHandler(response as ResponseHandler) }, wire: undefined };
+      return {
+        answer: { handler: this.#asks.addHandler(response as ResponseHandler) },
+        wire: undefined,
+      };
     }
     const wire = this.#check(response, where);
     return { answer: { wire }, wire };

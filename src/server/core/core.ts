@@ -47,10 +47,12 @@ export class ServerCore {
       checkContinue: (req, res) =>
         this.#guard(res, () => {
           const declared = declaredLength(req);
-          if (declared === undefined || declared <= this.#settings.bodyLimitBytes) res.writeContinue();
+          if (declared === undefined || declared <= this.#settings.bodyLimitBytes)
+            res.writeContinue();
           this.#onRequest(req, res);
         }),
-      clientError: (error, socket) => this.#guard(undefined, () => this.#clientError(error, socket)),
+      clientError: (error, socket) =>
+        this.#guard(undefined, () => this.#clientError(error, socket)),
     };
     const listening = await listen(this.#settings.listen, handlers);
     if (!listening.ok) {
@@ -84,7 +86,9 @@ export class ServerCore {
         return;
       case 'hold':
         if (message.gen !== script.gen) return;
-        this.#holds.add(new WorkerHold(message.id, message.gen, message.match, message.afterEvents));
+        this.#holds.add(
+          new WorkerHold(message.id, message.gen, message.match, message.afterEvents),
+        );
         return;
       case 'release':
         if (message.gen === script.gen) this.#holds.get(message.id)?.release(message.response);
@@ -92,7 +96,9 @@ export class ServerCore {
       case 'answer':
         this.#asker.answer(
           message.ask,
-          message.ok ? { kind: 'answer', value: message.value } : { kind: 'error', error: message.error },
+          message.ok
+            ? { kind: 'answer', value: message.value }
+            : { kind: 'error', error: message.error },
         );
         return;
       case 'reset':
@@ -125,7 +131,8 @@ export class ServerCore {
           label: () => labelOf(intake, pending.seq),
           entry: () => this.#entry(intake, pending.seq, null, null, undefined),
           verdicts: new Map(),
-          done: (result) => this.#guard(res, () => this.#claimed(req, res, intake, pending, result)),
+          done: (result) =>
+            this.#guard(res, () => this.#claimed(req, res, intake, pending, result)),
         };
         this.#claims.submit(pending);
       }),
@@ -149,9 +156,15 @@ export class ServerCore {
     if (result.kind === 'expect' || result.kind === 'fifo') {
       claim = result.kind === 'expect' ? { expect: result.id } : { fifo: result.index };
       claimedBy = result.kind === 'expect' ? result.name : `fifo#${result.index}`;
-      const what = result.kind === 'expect' ? `expectation '${result.name}'` : `FIFO entry ${claimedBy}`;
+      const what =
+        result.kind === 'expect' ? `expectation '${result.name}'` : `FIFO entry ${claimedBy}`;
       if ('wire' in result.answer) wire = result.answer.wire;
-      else handler = { id: result.answer.handler, what: `the response function of ${what}`, kind: 'handler' };
+      else
+        handler = {
+          id: result.answer.handler,
+          what: `the response function of ${what}`,
+          kind: 'handler',
+        };
     } else if (result.kind === 'failed') {
       error = result.error;
       wire = errorResponse(500, 'shimkit_predicate_failed', error);
@@ -169,10 +182,25 @@ export class ServerCore {
     entry.hold = hold?.id;
     this.#log.entry(gen, entry);
     if (hold) this.#log.post({ type: 'held', gen, id: hold.id, seq, stage: 'received' });
-    const x = new Exchange({ gen, seq, req, res, log: this.#log, timeoutMs: this.#settings.timeoutMs, hold, label });
+    const x = new Exchange({
+      gen,
+      seq,
+      req,
+      res,
+      log: this.#log,
+      timeoutMs: this.#settings.timeoutMs,
+      hold,
+      label,
+    });
     const run = async () => {
       if (handler) {
-        const outcome = await this.#asker.ask(gen, handler.kind, handler.id, claimedBy ?? '', entry);
+        const outcome = await this.#asker.ask(
+          gen,
+          handler.kind,
+          handler.id,
+          claimedBy ?? '',
+          entry,
+        );
         if (outcome.kind === 'answer' && typeof outcome.value === 'object') wire = outcome.value;
         else if (outcome.kind === 'cancelled' && this.#disposed) return;
         else {
@@ -196,13 +224,25 @@ export class ServerCore {
     const label = labelOf(intake, seq);
     const error = `shimkit: the body of ${label} has ${intake.bodyBytes} bytes, over the limit of ${this.#settings.bodyLimitBytes} (the bodyLimitBytes option of createMockServer()); answered 413.`;
     this.#log.entry(script.gen, this.#entry(intake, seq, null, null, error));
-    const x = new Exchange({ gen: script.gen, seq, req, res, log: this.#log, timeoutMs: 0, hold: undefined, label });
+    const x = new Exchange({
+      gen: script.gen,
+      seq,
+      req,
+      res,
+      log: this.#log,
+      timeoutMs: 0,
+      hold: undefined,
+      label,
+    });
     const wire = errorResponse(413, 'shimkit_body_too_large', error);
     wire.headers.push(['connection', 'close']);
     serve(x, wire, error).catch((cause: unknown) => this.#internal(x, cause));
   }
 
-  #clientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string }, socket: Socket): void {
+  #clientError(
+    error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string },
+    socket: Socket,
+  ): void {
     if (error.code === 'ECONNRESET' || !socket.writable || this.#disposed) {
       socket.destroy();
       return;
@@ -214,7 +254,12 @@ export class ServerCore {
       const message = `shimkit: the client closed its connection in the middle of request #${seq} (HPE_INVALID_EOF_STATE); nothing was answered.`;
       const raw = error.rawPacket ?? Buffer.alloc(0);
       const entry = this.#entry(
-        { view: { method: '', path: '', query: {}, headers: {}, body: raw }, receivedAt: Date.now(), bodyBytes: raw.length, tooLarge: false },
+        {
+          view: { method: '', path: '', query: {}, headers: {}, body: raw },
+          receivedAt: Date.now(),
+          bodyBytes: raw.length,
+          tooLarge: false,
+        },
         seq,
         null,
         null,
@@ -226,7 +271,11 @@ export class ServerCore {
       return;
     }
     const status =
-      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
     const reason = error.reason ?? error.message;
     const message = `shimkit: request #${seq} is not well-formed HTTP (${error.code ?? 'parse error'}: ${reason}); answered ${status}.`;
     const raw = error.rawPacket ?? Buffer.alloc(0);
@@ -238,7 +287,12 @@ export class ServerCore {
     };
     const body = errorResponse(status, 'shimkit_bad_request', message).pieces[0] as Uint8Array;
     const entry = this.#entry(intake, seq, null, null, message);
-    Object.assign(entry, { status, bytesSent: body.length, endedBy: 'complete', startedAt: Date.now() });
+    Object.assign(entry, {
+      status,
+      bytesSent: body.length,
+      endedBy: 'complete',
+      startedAt: Date.now(),
+    });
     this.#log.entry(script.gen, entry);
     const head = `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : status === 431 ? 'Request Header Fields Too Large' : 'Request Timeout'}\r\ncontent-type: application/json\r\nx-should-retry: false\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n`;
     socket.end(Buffer.concat([Buffer.from(head), body]), () =>

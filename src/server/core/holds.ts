@@ -26,7 +26,12 @@ export class WorkerHold {
   #ended: string | undefined;
   #wake: ((outcome: HoldOutcome) => void) | undefined;
 
-  constructor(id: number, gen: number, match: WireRequestMatch | undefined, afterEvents: number | undefined) {
+  constructor(
+    id: number,
+    gen: number,
+    match: WireRequestMatch | undefined,
+    afterEvents: number | undefined,
+  ) {
     this.id = id;
     this.gen = gen;
     this.match = match;
