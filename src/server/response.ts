@@ -60,8 +60,8 @@ function encode(value: unknown, where: string): WireHttpResponse {
   // change what was checked.
   const r: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    if (!(FIELDS as string[]).includes(key)) {
-      const guess = nearest(key, FIELDS as string[]);
+    if (!(FIELDS as readonly string[]).includes(key)) {
+      const guess = nearest(key, FIELDS);
       throw new InvalidResponseError(
         `Unknown key \`${key}\` in ${where}.${guess ? ` Did you mean \`${guess}\`?` : ''} Valid fields: ${FIELDS.join(', ')}.`,
       );
