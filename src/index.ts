@@ -124,6 +124,7 @@ export type {
   ResponseSource,
 } from './queue/types.js';
 export {
+  type CassetteInteraction,
   type ChatStreamError,
   type ChatStreamOptions,
   type ChatToolCall,
@@ -143,6 +144,9 @@ export {
   MockServerListenError,
   type MockServerOptions,
   type MockServerResponse,
+  type RecordedRequest,
+  type RecordedResponse,
+  type RecordedSseEvent,
   type RequestMatch,
   type ResponseChunk,
   type ResponseCut,
@@ -152,6 +156,9 @@ export {
   type ResponsesStreamOptions,
   type ResponsesUsage,
   reply,
+  type ServerCassette,
+  type ServerCassetteMode,
+  type ServerCassetteOptions,
   ServerWorkerError,
   type SseEvent,
   type StatusReplyOptions,

@@ -1,9 +1,12 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { dirname, isAbsolute } from 'node:path';
+import { brokenCassette, readCassetteJson, writeCassetteJson } from '../internal/cassette-file.js';
+import {
+  CASSETTE_MODE_VAR,
+  cassetteTarget,
+  resolveCassetteMode,
+} from '../internal/cassette-mode.js';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
-import { writeFileAtomic } from '../queue/atomic.js';
 import type { SnapshotRecord } from '../queue/reader.js';
 import { RESPONSE_FIELDS } from '../queue/response-schema.js';
 import { MOCK_SIGNALS, type MockResponse } from '../queue/types.js';
@@ -50,7 +53,7 @@ export interface Cassette {
   calls: CassetteCall[];
 }
 
-export const CASSETTE_MODE_VAR = 'SHIMKIT_CASSETTE_MODE';
+export { CASSETTE_MODE_VAR };
 
 const MODES: readonly CassetteMode[] = ['record', 'replay', 'auto'];
 
@@ -60,35 +63,8 @@ export function resolveCassette(
   where: string,
   env: NodeJS.ProcessEnv = process.env,
 ): { path: string; mode: 'record' | 'replay' } {
-  const options = typeof value === 'string' ? { path: value } : value;
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidOptionError(
-      `Expected the \`cassette\` option of ${where} to be a path or { path, mode }, got ${describeValue(value)}.`,
-    );
-  }
-  const { path, mode: given = 'auto' } = options as { path?: unknown; mode?: unknown };
-  if (typeof path !== 'string' || !isAbsolute(path)) {
-    throw new InvalidOptionError(
-      `Expected the cassette path of ${where} to be an absolute file path, got ${describeValue(path)}.`,
-    );
-  }
-  const fromEnv = env[CASSETTE_MODE_VAR];
-  const mode = fromEnv === undefined || fromEnv === '' ? given : fromEnv;
-  if (!MODES.includes(mode as CassetteMode)) {
-    const source = fromEnv
-      ? `${CASSETTE_MODE_VAR}=${JSON.stringify(fromEnv)}`
-      : 'the cassette mode';
-    throw new InvalidOptionError(
-      `${where}: ${source} is not one of ${MODES.map((m) => `'${m}'`).join(', ')}.`,
-    );
-  }
-  if (mode === 'auto') return { path, mode: existsSync(path) ? 'replay' : 'record' };
-  if (mode === 'replay' && !existsSync(path)) {
-    throw new InvalidOptionError(
-      `${where}: there is no cassette to replay at ${path}. Record it first (mode 'record' or 'auto', or ${CASSETTE_MODE_VAR}=record).`,
-    );
-  }
-  return { path, mode: mode as 'record' | 'replay' };
+  const { path, options } = cassetteTarget(value, where, '{ path, mode }');
+  return { path, mode: resolveCassetteMode(options.mode, MODES, path, where, env) };
 }
 
 /** The responses that replay a cassette: one per recorded call, for exactly its argv, in order. */
@@ -117,26 +93,8 @@ export function cassetteResponses(path: string, name: string, where: string): Mo
  * is an `InvalidOptionError` naming the file and the entry (`calls[2].argv`).
  */
 function readCassette(path: string, where: string): Cassette {
-  const broken = (what: string, cause?: unknown) =>
-    new InvalidOptionError(
-      `${where}: the cassette ${path} ${what}. Fix that by hand, or delete the file and record it again (SHIMKIT_CASSETTE_MODE=record).`,
-      { cause },
-    );
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new InvalidOptionError(
-      `${where}: cannot read the cassette ${path}: ${(error as Error).message}.`,
-      { cause: error },
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw broken(`is not valid JSON (${(error as Error).message})`, error);
-  }
+  const broken = (what: string) => brokenCassette(path, where, what);
+  const value = readCassetteJson(path, where);
   if (!isRecord(value) || value.version !== 1 || !Array.isArray(value.calls)) {
     throw broken(
       `is not a shimkit cassette: expected { "version": 1, "command", "calls": [...] }, got ${describeShape(value)}`,
@@ -216,17 +174,6 @@ export function writeCassette(
       return call;
     });
   const cassette: Cassette = { version: 1, command: name, calls };
-  // The cassette is the user's file, meant to be committed: it gets the
-  // process's umask like any file the test writes, not shimkit's 0600
-  // (it holds argv and output, never the env). Written through an exclusive
-  // temp file with a random name, so a planted link is never followed.
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomic(path, `${JSON.stringify(cassette, null, 2)}\n`, 0o666 & ~umask());
-}
-
-/** The process's umask (read by setting it, and putting it back at once). */
-function umask(): number {
-  const mask = process.umask(0o022);
-  process.umask(mask);
-  return mask;
+  // The user's file, meant to be committed: it holds argv and output, never the env.
+  writeCassetteJson(path, cassette);
 }

@@ -1,7 +1,8 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
-import { MockServerListenError, ServerWorkerError } from './errors.js';
+import { CassetteRecording, wireCassette } from './cassette.js';
+import { MockServerListenError, type ServerWorkerError } from './errors.js';
 import { ServerLink } from './link.js';
 import { Mirror } from './mirror.js';
 import { MockServer } from './mock-server.js';
@@ -34,6 +35,10 @@ export async function createMockServer(options?: MockServerOptions): Promise<Moc
     logBodyBytes: settings.logBodyBytes,
     unmatched: typeof unmatched === 'function' ? 'function' : unmatched,
   };
+  const cassette = settings.cassette;
+  if (cassette) workerSettings.cassette = wireCassette(cassette);
+  const recording =
+    cassette && cassette.mode !== 'replay' ? new CassetteRecording(cassette) : undefined;
   const mirror = new Mirror();
   let ready: (value: Ready) => void = () => {};
   const listening = new Promise<Ready>((resolve) => {
@@ -41,6 +46,7 @@ export async function createMockServer(options?: MockServerOptions): Promise<Moc
   });
   const link = new ServerLink(workerSettings, (event) => {
     if (event.type === 'listening' || event.type === 'listen-error') ready(event);
+    else if (event.type === 'recorded') recording?.add(event.n, event.interaction);
     else mirror.apply(event);
   });
   link.onFailure = () => ready({ type: 'failed', error: link.failure as ServerWorkerError });
@@ -62,7 +68,23 @@ export async function createMockServer(options?: MockServerOptions): Promise<Moc
       forgetExit();
     };
   }
-  return new MockServer({ settings, link, mirror, url: outcome.url, socketPath, onDispose: cleanup });
+  const onDispose = () => {
+    try {
+      cleanup();
+    } finally {
+      recording?.write();
+    }
+  };
+  const replay = cassette?.replay;
+  return new MockServer({
+    settings,
+    link,
+    mirror,
+    url: outcome.url,
+    socketPath,
+    onDispose,
+    replay,
+  });
 }
 
 /** Remove the socket file if it is still there (a worker that was terminated leaves it). */

@@ -1,5 +1,14 @@
 // The mock server's public names; src/index.ts re-exports them.
 // Core (createMockServer, its classes, options and log types):
+export type {
+  CassetteInteraction,
+  RecordedRequest,
+  RecordedResponse,
+  RecordedSseEvent,
+  ServerCassette,
+  ServerCassetteMode,
+  ServerCassetteOptions,
+} from './cassette-format.js';
 export { createMockServer } from './create.js';
 export { MockServerListenError, ServerWorkerError } from './errors.js';
 export { Expectation } from './expectation.js';

@@ -1,5 +1,10 @@
 import { join } from 'node:path';
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import {
+  MessageChannel,
+  type MessagePort,
+  receiveMessageOnPort,
+  Worker,
+} from 'node:worker_threads';
 import { packageFile } from '../internal/package-files.js';
 import { ServerWorkerError } from './errors.js';
 import type { ControlMessage, ServerEvent, WorkerSettings } from './protocol.js';

@@ -1,7 +1,13 @@
-import { DisposedError, InvalidResponseError, UnusedResponsesError, WaitTimeoutError } from '../internal/errors.js';
+import {
+  DisposedError,
+  InvalidResponseError,
+  UnusedResponsesError,
+  WaitTimeoutError,
+} from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkOptionKeys, optionError } from '../internal/options.js';
 import { Asks } from './asks.js';
+import type { ReplayEntry } from './cassette-replay.js';
 import type { ServerContext } from './context.js';
 import { serverEnv } from './env.js';
 import { ServerWorkerError } from './errors.js';
@@ -10,13 +16,19 @@ import { HeldRequest } from './hold.js';
 import type { ServerLink } from './link.js';
 import { formatRequest } from './logged.js';
 import { describeRequestMatch, encodeMatch } from './match.js';
-import type { FifoState, Mirror } from './mirror.js';
+import type { ExpectState, FifoState, Mirror } from './mirror.js';
 import type { ServerSettings } from './options.js';
-import type { ControlMessage, WireAnswer } from './protocol.js';
+import type { ControlMessage, WireAnswer, WireRequestMatch } from './protocol.js';
 import { notDoneReport, summariseResponse } from './report.js';
-import type { LoggedRequest, MockServerResponse, RequestMatch, ResponseHandler, WireHttpResponse } from './types.js';
-import { Waits, waitTimeout } from './waits.js';
 import { toWireResponse } from './response.js';
+import type {
+  LoggedRequest,
+  MockServerResponse,
+  RequestMatch,
+  ResponseHandler,
+  WireHttpResponse,
+} from './types.js';
+import { Waits, waitTimeout } from './waits.js';
 
 /** The options of `expect()`. */
 export interface ExpectOptions {
@@ -53,6 +65,8 @@ export class MockServer implements AsyncDisposable {
   readonly #asks: Asks;
   readonly #waits: Waits;
   readonly #onDispose: () => void;
+  /** A replayed cassette's interactions, scripted first (and again after reset()). */
+  readonly #replay: readonly ReplayEntry[];
   #expects = 0;
   #fifo = 0;
   #holds = 0;
@@ -67,6 +81,7 @@ export class MockServer implements AsyncDisposable {
     url: string;
     socketPath: string | undefined;
     onDispose: () => void;
+    replay?: readonly ReplayEntry[];
   }) {
     this.url = init.url;
     this.socketPath = init.socketPath;
@@ -74,6 +89,7 @@ export class MockServer implements AsyncDisposable {
     this.#link = init.link;
     this.#mirror = init.mirror;
     this.#onDispose = init.onDispose;
+    this.#replay = init.replay ?? [];
     this.#waits = new Waits(() => this.#link.ref());
     const server = this;
     this.#ctx = {
@@ -91,10 +107,12 @@ export class MockServer implements AsyncDisposable {
     this.#asks = new Asks(this.#ctx);
     this.#mirror.onAsk = (event) => this.#asks.answer(event);
     this.#mirror.onChange = () => this.#waits.notify();
+    links.set(this, this.#link);
     this.#link.onFailure = () => {
       const failure = this.#link.failure as ServerWorkerError;
       this.#waits.fail(() => new ServerWorkerError(failure.message, { cause: failure.cause }));
     };
+    this.#scriptReplay();
   }
 
   /**
@@ -114,7 +132,11 @@ export class MockServer implements AsyncDisposable {
    * made, before the FIFO; each answers `times` requests.
    * @example api.expect({ method: 'POST', path: '/v1/chat/completions', json: { stream: true } }, sse.chat('hi'), { name: 'plan' })
    */
-  expect(match: RequestMatch, response: MockServerResponse | ResponseHandler, options?: ExpectOptions): Expectation {
+  expect(
+    match: RequestMatch,
+    response: MockServerResponse | ResponseHandler,
+    options?: ExpectOptions,
+  ): Expectation {
     this.#sync(true);
     const id = this.#expects + 1;
     const where = `expect() #${id}`;
@@ -127,23 +149,46 @@ export class MockServer implements AsyncDisposable {
     const { answer, wire } = this.#answer(response, `the response passed to ${where}`);
     const times = checkTimes(where, o.times ?? wire?.times ?? 1);
     const optional = o.optional ?? wire?.optional ?? false;
-    if (typeof optional !== 'boolean') throw optionError(where, 'optional', 'true or false', optional);
+    if (typeof optional !== 'boolean')
+      throw optionError(where, 'optional', 'true or false', optional);
+    const text = describeRequestMatch(encoded.wire);
+    const state = this.#addExpectation(id, name, encoded.wire, text, answer, wire, times, optional);
+    return new Expectation(this.#ctx, state);
+  }
+
+  #addExpectation(
+    id: number,
+    name: string,
+    match: WireRequestMatch,
+    matchText: string,
+    answer: WireAnswer,
+    wire: WireHttpResponse | undefined,
+    times: number,
+    optional: boolean,
+  ): ExpectState {
     this.#expects = id;
     const gen = this.#mirror.gen;
-    const state = {
+    const state: ExpectState = {
       id,
       gen,
       name,
       times,
       optional,
       summary: summariseResponse(wire),
-      match: describeRequestMatch(encoded.wire),
+      match: matchText,
       used: 0,
-      requests: [] as LoggedRequest[],
+      requests: [],
     };
     this.#mirror.expectations.set(id, state);
-    this.#post({ type: 'expect', gen, id, name, match: encoded.wire, answer, times });
-    return new Expectation(this.#ctx, state);
+    this.#post({ type: 'expect', gen, id, name, match, answer, times });
+    return state;
+  }
+
+  /** HT-09: each interaction of a replayed cassette is an expectation for one request, before the test's own. */
+  #scriptReplay(): void {
+    for (const { name, match, matchText, wire } of this.#replay) {
+      this.#addExpectation(this.#expects + 1, name, match, matchText, { wire }, wire, 1, false);
+    }
   }
 
   /**
@@ -164,7 +209,13 @@ export class MockServer implements AsyncDisposable {
       const { answer, wire } = this.#answer(one, `the response passed to ${where}`);
       const times = checkTimes(where, wire?.times ?? 1);
       entries.push({ index, answer, times });
-      states.push({ index, times, optional: wire?.optional ?? false, summary: summariseResponse(wire), used: 0 });
+      states.push({
+        index,
+        times,
+        optional: wire?.optional ?? false,
+        summary: summariseResponse(wire),
+        used: 0,
+      });
     });
     if (entries.length === 0) return;
     this.#fifo += entries.length;
@@ -188,7 +239,12 @@ export class MockServer implements AsyncDisposable {
     }
     const encoded = match === undefined ? undefined : encodeMatch(match, where, () => 0);
     if (encoded?.predicate) {
-      throw optionError(where, 'match', 'a match without a predicate (a hold is decided in the server thread)', match);
+      throw optionError(
+        where,
+        'match',
+        'a match without a predicate (a hold is decided in the server thread)',
+        match,
+      );
     }
     this.#holds = id;
     const gen = this.#mirror.gen;
@@ -246,8 +302,9 @@ export class MockServer implements AsyncDisposable {
 
   /**
    * Forget the script (expectations, FIFO, holds) and the log, as a new
-   * server would have them; held requests end (504), waits on the old
-   * script reject with `DisposedError`.
+   * server would have them (a replayed cassette's interactions are
+   * scripted again; what was recorded is kept for the file); held requests
+   * end (504), waits on the old script reject with `DisposedError`.
    */
   reset(): void {
     this.#sync(true);
@@ -259,14 +316,19 @@ export class MockServer implements AsyncDisposable {
     this.#expects = 0;
     this.#fifo = 0;
     this.#holds = 0;
-    this.#waits.fail((what) => new DisposedError(this.#ctx.name, `was reset() while ${what}.`), old);
+    this.#waits.fail(
+      (what) => new DisposedError(this.#ctx.name, `was reset() while ${what}.`),
+      old,
+    );
+    this.#scriptReplay();
   }
 
   /**
    * Stop serving: pending waits reject (`DisposedError`), holds end, open
-   * connections (keep-alive ones too) close at once, the worker ends; then a
-   * strict server throws its `assertDone()` report. Idempotent: a later call
-   * resolves once the first is done, and throws nothing.
+   * connections (keep-alive ones too) close at once, the worker ends; a
+   * recording cassette is written; then a strict server throws its
+   * `assertDone()` report. Idempotent: a later call resolves once the first
+   * is done, and throws nothing.
    */
   dispose(): Promise<void> {
     if (this.#disposing) return this.#disposing.then(ignore, ignore);
@@ -284,7 +346,8 @@ export class MockServer implements AsyncDisposable {
     if (!failure) this.#link.post({ type: 'dispose' });
     await this.#link.stop();
     this.#onDispose();
-    if (failure && !this.#failureThrown) throw new ServerWorkerError(failure.message, { cause: failure.cause });
+    if (failure && !this.#failureThrown)
+      throw new ServerWorkerError(failure.message, { cause: failure.cause });
     if (this.#settings.strict) this.assertDone();
   }
 
@@ -307,7 +370,10 @@ export class MockServer implements AsyncDisposable {
     where: string,
   ): { answer: WireAnswer; wire: WireHttpResponse | undefined } {
     if (typeof response === 'function') {
-      return { answer: { handler: this.#asks.addHandler(response as ResponseHandler) }, wire: undefined };
+      return {
+        answer: { handler: this.#asks.addHandler(response as ResponseHandler) },
+        wire: undefined,
+      };
     }
     const wire = this.#check(response, where);
     return { answer: { wire }, wire };
@@ -325,6 +391,13 @@ export class MockServer implements AsyncDisposable {
 }
 
 function ignore(): void {}
+
+const links = new WeakMap<MockServer, ServerLink>();
+
+/** @internal For shimkit's own tests of the ServerWorkerError path: the worker throws from a timer. */
+export function crashServerWorker(server: MockServer): void {
+  links.get(server)?.post({ type: 'crash' });
+}
 
 /** `times` as the worker counts it: `'always'` (Infinity in a wire response) never runs out. */
 function checkTimes(where: string, times: unknown): number {

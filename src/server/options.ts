@@ -2,6 +2,8 @@ import { posix } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { checkMs, checkOptionKeys, optionError } from '../internal/options.js';
+import { type CassetteSettings, resolveServerCassette } from './cassette.js';
+import type { ServerCassetteOptions } from './cassette-format.js';
 import type { WireListen } from './protocol.js';
 import type { ResponseHandler } from './types.js';
 
@@ -35,10 +37,15 @@ export interface MockServerOptions {
    */
   listen?: { host?: string; port?: number } | { path: string };
   /**
-   * Recording and replaying cassettes (HT-09) is not built yet: passing it
-   * throws an `InvalidOptionError` that says so.
+   * Record the answers of a real API to a file, or replay them from it
+   * (HT-09): a path (mode `'auto'`: replay if the file exists, else record)
+   * or {@link ServerCassetteOptions}. `SHIMKIT_CASSETTE_MODE` overrides the
+   * mode. Recording needs `upstream`; a replay without the file is refused
+   * here. The file is written at `dispose()`.
+   * @default undefined (no cassette: only what the test scripts answers)
+   * @example createMockServer({ cassette: { path: join(__dirname, 'chat.cassette.json'), upstream: 'https://api.openai.com' } })
    */
-  cassette?: string | object;
+  cassette?: string | ServerCassetteOptions;
   /**
    * The longest a request waits for the test's thread — a function
    * response, a predicate, the `unmatched` function, a `hold()` — and the
@@ -76,6 +83,7 @@ export interface ServerSettings {
   bodyLimitBytes: number;
   logBodyBytes: number;
   env: Record<string, string | null>;
+  cassette: CassetteSettings | undefined;
 }
 
 const KEYS = [
@@ -93,11 +101,6 @@ const MAX_BYTES = 2 ** 32 - 1;
 
 export function resolveServerOptions(options: MockServerOptions | undefined): ServerSettings {
   const o = checkOptionKeys(options, KEYS, WHERE);
-  if (o.cassette !== undefined) {
-    throw new InvalidOptionError(
-      `The \`cassette\` option of ${WHERE} is not built yet (HT-09: recording and replaying HTTP cassettes comes later). Script the responses with expect() and enqueue() for now.`,
-    );
-  }
   if (o.strict !== undefined && typeof o.strict !== 'boolean') {
     throw optionError(WHERE, 'strict', 'true or false', o.strict);
   }
@@ -119,6 +122,7 @@ export function resolveServerOptions(options: MockServerOptions | undefined): Se
     bodyLimitBytes,
     logBodyBytes: bytes('logBodyBytes', o.logBodyBytes, 1024 * 1024, 0),
     env: resolveEnv(o.env),
+    cassette: o.cassette === undefined ? undefined : resolveServerCassette(o.cassette, WHERE),
   };
 }
 
@@ -132,7 +136,7 @@ function bytes(option: string, value: unknown, fallback: number, min: 0 | 1): nu
 
 function resolveListen(value: unknown): WireListen {
   if (value === undefined) return { kind: 'tcp', host: '127.0.0.1', port: 0 };
-  const expected = "{ host?, port? } or { path } (an absolute Unix socket path)";
+  const expected = '{ host?, port? } or { path } (an absolute Unix socket path)';
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw optionError(WHERE, 'listen', expected, value);
   }
@@ -142,7 +146,12 @@ function resolveListen(value: unknown): WireListen {
       throw optionError(WHERE, 'listen', `${expected}, not both`, value);
     }
     if (typeof path !== 'string' || !posix.isAbsolute(path) || path.includes('\0')) {
-      throw optionError(WHERE, 'listen', 'a { path } with an absolute socket path (in a dir made with mkdtemp)', value);
+      throw optionError(
+        WHERE,
+        'listen',
+        'a { path } with an absolute socket path (in a dir made with mkdtemp)',
+        value,
+      );
     }
     const limit = process.platform === 'linux' ? 107 : 103;
     if (Buffer.byteLength(path) > limit) {
@@ -154,9 +163,15 @@ function resolveListen(value: unknown): WireListen {
   }
   checkOptionKeys(value as object, ['host', 'port'], `${WHERE} \`listen\``);
   const { host = '127.0.0.1', port = 0 } = value as { host?: unknown; port?: unknown };
-  if (typeof host !== 'string' || host === '') throw optionError(WHERE, 'listen.host', 'a host name or address', host);
+  if (typeof host !== 'string' || host === '')
+    throw optionError(WHERE, 'listen.host', 'a host name or address', host);
   if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65535) {
-    throw optionError(WHERE, 'listen.port', 'an integer from 0 to 65535 (0 picks a free port)', port);
+    throw optionError(
+      WHERE,
+      'listen.port',
+      'an integer from 0 to 65535 (0 picks a free port)',
+      port,
+    );
   }
   return { kind: 'tcp', host, port: port as number };
 }

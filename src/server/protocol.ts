@@ -3,6 +3,7 @@
 // a RegExp travels as { regex, flags }, any() as { any: true }, a function as
 // the id under which the test's thread keeps it. Both sides import this file;
 // it holds types only.
+import type { CassetteInteraction } from './cassette-format.js';
 import type { LoggedResponse, WireHttpResponse } from './types.js';
 
 /** A matcher value: exactly this string, a pattern, or anything present. */
@@ -21,13 +22,40 @@ export interface WireRequestMatch {
   json?: unknown;
   /** The id of the predicate the test's thread keeps. */
   predicate?: number;
+  /** A cassette's recorded request (replay): its exact query and body. */
+  recorded?: WireRecordedMatch;
+}
+
+/**
+ * What a replayed interaction asks of a request beside method and path: the
+ * query has exactly these names, each with this value (`[redacted]`: any
+ * value), and the body is this JSON value (compared as a value) or these bytes.
+ */
+export interface WireRecordedMatch {
+  query: Record<string, string>;
+  body: { json: unknown } | { bytes: Uint8Array };
+}
+
+/** The cassette, as the worker uses it (HT-09). */
+export interface WireCassette {
+  /** The file, absolute (for messages). */
+  path: string;
+  /** Its base name, as `cassette:<file>#<n>` names interactions. */
+  file: string;
+  mode: 'record' | 'replay' | 'record-missing';
+  /** Where requests no script entry takes go (record, record-missing); undefined on replay. */
+  upstream: string | undefined;
+  /** How many interactions the file has now (replayed, and numbered before new ones). */
+  recorded: number;
 }
 
 /** What answers a claimed request: data, or a function the test's thread runs. */
 export type WireAnswer = { wire: WireHttpResponse } | { handler: number };
 
 /** Where the server listens, checked. */
-export type WireListen = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
+export type WireListen =
+  | { kind: 'tcp'; host: string; port: number }
+  | { kind: 'unix'; path: string };
 
 /** What the worker is started with (`workerData`, beside the two ports). */
 export interface WorkerSettings {
@@ -36,6 +64,7 @@ export interface WorkerSettings {
   bodyLimitBytes: number;
   logBodyBytes: number;
   unmatched: 'fail' | 'echo' | 'function';
+  cassette?: WireCassette;
 }
 
 /** Which script entry claimed a request. */
@@ -64,10 +93,7 @@ export interface WireEntry extends LoggedResponse {
 
 /** The parts of an entry that change after it was posted. */
 export type EntryPatch = Partial<
-  Pick<
-    WireEntry,
-    'status' | 'bytesSent' | 'events' | 'endedBy' | 'error' | 'startedAt' | 'endedAt'
-  >
+  Pick<WireEntry, 'status' | 'bytesSent' | 'events' | 'endedBy' | 'error' | 'startedAt' | 'endedAt'>
 >;
 
 /** Test's thread → worker. `gen` is the script generation (`reset()` starts a new one). */
@@ -81,8 +107,18 @@ export type ControlMessage =
       answer: WireAnswer;
       times: number;
     }
-  | { type: 'enqueue'; gen: number; entries: Array<{ index: number; answer: WireAnswer; times: number }> }
-  | { type: 'hold'; gen: number; id: number; match: WireRequestMatch | undefined; afterEvents: number | undefined }
+  | {
+      type: 'enqueue';
+      gen: number;
+      entries: Array<{ index: number; answer: WireAnswer; times: number }>;
+    }
+  | {
+      type: 'hold';
+      gen: number;
+      id: number;
+      match: WireRequestMatch | undefined;
+      afterEvents: number | undefined;
+    }
   | { type: 'release'; gen: number; id: number; response: WireHttpResponse | undefined }
   | { type: 'answer'; ask: number; ok: true; value: boolean | WireHttpResponse }
   | { type: 'answer'; ask: number; ok: false; error: string }
@@ -112,4 +148,6 @@ export type ServerEvent =
       label: string;
       request: WireEntry;
     }
+  /** A request passed upstream and answered whole: interaction `n` of the cassette (redacted). */
+  | { type: 'recorded'; n: number; interaction: CassetteInteraction }
   | { type: 'disposed' };

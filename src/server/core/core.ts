@@ -10,6 +10,8 @@ import { Holds, WorkerHold } from './holds.js';
 import { declaredLength, type Intake, readRequest } from './intake.js';
 import { type ListenHandlers, listen } from './listen.js';
 import { EntryLog } from './log.js';
+import { Recorder } from './record.js';
+import { replayNote } from './replay.js';
 import { serve } from './serve.js';
 import { echoResponse, errorResponse, unmatchedText } from './unmatched.js';
 
@@ -29,6 +31,8 @@ export class ServerCore {
   readonly #holds = new Holds();
   readonly #asker: Asker;
   readonly #claims: Claims;
+  /** The cassette's passthrough (record, record-missing): what no script entry takes goes upstream. */
+  readonly #recorder: Recorder | undefined;
   #server: Server | undefined;
   #disposed = false;
 
@@ -38,6 +42,13 @@ export class ServerCore {
     this.#log = new EntryLog(events);
     this.#asker = new Asker(this.#log, settings.timeoutMs);
     this.#claims = new Claims(this.#script, this.#asker, () => this.#drain());
+    const cassette = settings.cassette;
+    this.#recorder =
+      cassette?.upstream === undefined
+        ? undefined
+        : new Recorder(cassette, (n, interaction) =>
+            this.#log.post({ type: 'recorded', n, interaction }),
+          );
   }
 
   async start(): Promise<void> {
@@ -47,10 +58,12 @@ export class ServerCore {
       checkContinue: (req, res) =>
         this.#guard(res, () => {
           const declared = declaredLength(req);
-          if (declared === undefined || declared <= this.#settings.bodyLimitBytes) res.writeContinue();
+          if (declared === undefined || declared <= this.#settings.bodyLimitBytes)
+            res.writeContinue();
           this.#onRequest(req, res);
         }),
-      clientError: (error, socket) => this.#guard(undefined, () => this.#clientError(error, socket)),
+      clientError: (error, socket) =>
+        this.#guard(undefined, () => this.#clientError(error, socket)),
     };
     const listening = await listen(this.#settings.listen, handlers);
     if (!listening.ok) {
@@ -84,7 +97,9 @@ export class ServerCore {
         return;
       case 'hold':
         if (message.gen !== script.gen) return;
-        this.#holds.add(new WorkerHold(message.id, message.gen, message.match, message.afterEvents));
+        this.#holds.add(
+          new WorkerHold(message.id, message.gen, message.match, message.afterEvents),
+        );
         return;
       case 'release':
         if (message.gen === script.gen) this.#holds.get(message.id)?.release(message.response);
@@ -92,7 +107,9 @@ export class ServerCore {
       case 'answer':
         this.#asker.answer(
           message.ask,
-          message.ok ? { kind: 'answer', value: message.value } : { kind: 'error', error: message.error },
+          message.ok
+            ? { kind: 'answer', value: message.value }
+            : { kind: 'error', error: message.error },
         );
         return;
       case 'reset':
@@ -125,7 +142,8 @@ export class ServerCore {
           label: () => labelOf(intake, pending.seq),
           entry: () => this.#entry(intake, pending.seq, null, null, undefined),
           verdicts: new Map(),
-          done: (result) => this.#guard(res, () => this.#claimed(req, res, intake, pending, result)),
+          done: (result) =>
+            this.#guard(res, () => this.#claimed(req, res, intake, pending, result)),
         };
         this.#claims.submit(pending);
       }),
@@ -139,6 +157,10 @@ export class ServerCore {
     pending: PendingClaim,
     result: ClaimResult,
   ): void {
+    if (result.kind === 'unmatched' && this.#recorder) {
+      this.#forward(req, res, intake, pending);
+      return;
+    }
     const { gen, seq, view } = pending;
     const label = pending.label();
     let claim: WireClaim = null;
@@ -149,14 +171,22 @@ export class ServerCore {
     if (result.kind === 'expect' || result.kind === 'fifo') {
       claim = result.kind === 'expect' ? { expect: result.id } : { fifo: result.index };
       claimedBy = result.kind === 'expect' ? result.name : `fifo#${result.index}`;
-      const what = result.kind === 'expect' ? `expectation '${result.name}'` : `FIFO entry ${claimedBy}`;
+      const what =
+        result.kind === 'expect' ? `expectation '${result.name}'` : `FIFO entry ${claimedBy}`;
       if ('wire' in result.answer) wire = result.answer.wire;
-      else handler = { id: result.answer.handler, what: `the response function of ${what}`, kind: 'handler' };
+      else
+        handler = {
+          id: result.answer.handler,
+          what: `the response function of ${what}`,
+          kind: 'handler',
+        };
     } else if (result.kind === 'failed') {
       error = result.error;
       wire = errorResponse(500, 'shimkit_predicate_failed', error);
     } else if (this.#settings.unmatched === 'fail') {
       error = unmatchedText(this.#script, view, label, pending.verdicts);
+      if (this.#settings.cassette?.mode === 'replay')
+        error += ` ${replayNote(this.#settings.cassette)}`;
       wire = errorResponse(500, 'shimkit_unmatched', error);
     } else if (this.#settings.unmatched === 'echo') {
       wire = echoResponse(view);
@@ -169,10 +199,25 @@ export class ServerCore {
     entry.hold = hold?.id;
     this.#log.entry(gen, entry);
     if (hold) this.#log.post({ type: 'held', gen, id: hold.id, seq, stage: 'received' });
-    const x = new Exchange({ gen, seq, req, res, log: this.#log, timeoutMs: this.#settings.timeoutMs, hold, label });
+    const x = new Exchange({
+      gen,
+      seq,
+      req,
+      res,
+      log: this.#log,
+      timeoutMs: this.#settings.timeoutMs,
+      hold,
+      label,
+    });
     const run = async () => {
       if (handler) {
-        const outcome = await this.#asker.ask(gen, handler.kind, handler.id, claimedBy ?? '', entry);
+        const outcome = await this.#asker.ask(
+          gen,
+          handler.kind,
+          handler.id,
+          claimedBy ?? '',
+          entry,
+        );
         if (outcome.kind === 'answer' && typeof outcome.value === 'object') wire = outcome.value;
         else if (outcome.kind === 'cancelled' && this.#disposed) return;
         else {
@@ -190,27 +235,84 @@ export class ServerCore {
     run().catch((cause: unknown) => this.#internal(x, cause));
   }
 
+  /** HT-09: a request for the cassette's upstream, logged as the interaction it is to be, then passed on. */
+  #forward(req: IncomingMessage, res: ServerResponse, intake: Intake, pending: PendingClaim): void {
+    const recorder = this.#recorder as Recorder;
+    const { gen, seq } = pending;
+    const { n, name } = recorder.take();
+    this.#log.entry(gen, this.#entry(intake, seq, null, name, undefined));
+    const { timeoutMs } = this.#settings;
+    const x = new Exchange({
+      gen,
+      seq,
+      req,
+      res,
+      log: this.#log,
+      timeoutMs,
+      hold: undefined,
+      label: pending.label(),
+    });
+    recorder.forward(x, intake.view, n).catch((cause: unknown) => this.#internal(x, cause));
+  }
+
   #tooLarge(req: IncomingMessage, res: ServerResponse, intake: Intake): void {
     const script = this.#script;
     const seq = script.nextSeq();
     const label = labelOf(intake, seq);
     const error = `shimkit: the body of ${label} has ${intake.bodyBytes} bytes, over the limit of ${this.#settings.bodyLimitBytes} (the bodyLimitBytes option of createMockServer()); answered 413.`;
     this.#log.entry(script.gen, this.#entry(intake, seq, null, null, error));
-    const x = new Exchange({ gen: script.gen, seq, req, res, log: this.#log, timeoutMs: 0, hold: undefined, label });
+    const x = new Exchange({
+      gen: script.gen,
+      seq,
+      req,
+      res,
+      log: this.#log,
+      timeoutMs: 0,
+      hold: undefined,
+      label,
+    });
     const wire = errorResponse(413, 'shimkit_body_too_large', error);
     wire.headers.push(['connection', 'close']);
     serve(x, wire, error).catch((cause: unknown) => this.#internal(x, cause));
   }
 
-  #clientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string }, socket: Socket): void {
+  #clientError(
+    error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string },
+    socket: Socket,
+  ): void {
     if (error.code === 'ECONNRESET' || !socket.writable || this.#disposed) {
       socket.destroy();
       return;
     }
-    const status =
-      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const script = this.#script;
     const seq = script.nextSeq();
+    if (error.code === 'HPE_INVALID_EOF_STATE') {
+      // The client closed its connection in the middle of a request: nobody to answer.
+      const message = `shimkit: the client closed its connection in the middle of request #${seq} (HPE_INVALID_EOF_STATE); nothing was answered.`;
+      const raw = error.rawPacket ?? Buffer.alloc(0);
+      const entry = this.#entry(
+        {
+          view: { method: '', path: '', query: {}, headers: {}, body: raw },
+          receivedAt: Date.now(),
+          bodyBytes: raw.length,
+          tooLarge: false,
+        },
+        seq,
+        null,
+        null,
+        message,
+      );
+      Object.assign(entry, { endedBy: 'client-abort', endedAt: Date.now() });
+      this.#log.entry(script.gen, entry);
+      socket.destroy();
+      return;
+    }
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
     const reason = error.reason ?? error.message;
     const message = `shimkit: request #${seq} is not well-formed HTTP (${error.code ?? 'parse error'}: ${reason}); answered ${status}.`;
     const raw = error.rawPacket ?? Buffer.alloc(0);
@@ -222,7 +324,12 @@ export class ServerCore {
     };
     const body = errorResponse(status, 'shimkit_bad_request', message).pieces[0] as Uint8Array;
     const entry = this.#entry(intake, seq, null, null, message);
-    Object.assign(entry, { status, bytesSent: body.length, endedBy: 'complete', startedAt: Date.now() });
+    Object.assign(entry, {
+      status,
+      bytesSent: body.length,
+      endedBy: 'complete',
+      startedAt: Date.now(),
+    });
     this.#log.entry(script.gen, entry);
     const head = `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : status === 431 ? 'Request Header Fields Too Large' : 'Request Timeout'}\r\ncontent-type: application/json\r\nx-should-retry: false\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n`;
     socket.end(Buffer.concat([Buffer.from(head), body]), () =>
@@ -292,6 +399,7 @@ export class ServerCore {
     this.#claims.clear();
     this.#asker.cancel();
     this.#holds.endAll('dispose');
+    this.#recorder?.dispose();
     const server = this.#server;
     if (server) {
       server.close();

@@ -1,5 +1,6 @@
 import { argFits, describeArg } from '../../queue/route.js';
 import type { WireRequestMatch, WireValue } from '../protocol.js';
+import { recordedMismatch } from './replay.js';
 
 /**
  * Whether a request fits a RequestMatch's static parts (everything but the
@@ -34,6 +35,12 @@ export function jsonOf(view: RequestView): unknown {
     }
   }
   return view.parsed;
+}
+
+/** The body's JSON value, or undefined when it is not JSON. */
+function jsonValue(view: RequestView): { value: unknown } | undefined {
+  const value = jsonOf(view);
+  return value === NOT_JSON ? undefined : { value };
 }
 
 /** Whether the static parts of `match` fit. */
@@ -79,6 +86,8 @@ function parts(match: WireRequestMatch, view: RequestView): Array<string | undef
         : jsonMismatch(match.json, body, 'json'),
     );
   }
+  if (match.recorded)
+    out.push(recordedMismatch(match.recorded, view.query, view.body, () => jsonValue(view)));
   return out;
 }
 
@@ -94,9 +103,7 @@ function isAny(value: unknown): value is { any: true } {
 function isPattern(value: unknown): value is { regex: string; flags: string } {
   if (!isRecord(value)) return false;
   const keys = Object.keys(value);
-  return (
-    keys.length === 2 && typeof value.regex === 'string' && typeof value.flags === 'string'
-  );
+  return keys.length === 2 && typeof value.regex === 'string' && typeof value.flags === 'string';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

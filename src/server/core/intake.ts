@@ -21,9 +21,7 @@ export interface Intake {
 
 /** The parts of a request line and its headers. */
 export function viewOf(req: IncomingMessage): RequestView {
-  const raw = req.url ?? '/';
-  // An absolute-form target (a client that thinks we are its proxy): keep its path.
-  const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw.replace(/^[^:]+:\/\/[^/?]*/, '') : raw;
+  const target = targetOf(req);
   const mark = target.indexOf('?');
   const path = (mark === -1 ? target : target.slice(0, mark)) || '/';
   const query: Record<string, string> = {};
@@ -40,6 +38,12 @@ export function viewOf(req: IncomingMessage): RequestView {
     headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
   }
   return { method: req.method ?? 'GET', path, query, headers, body: Buffer.alloc(0) };
+}
+
+/** The request target, path and query; of an absolute-form one (a client that thinks we are its proxy) only those. */
+export function targetOf(req: IncomingMessage): string {
+  const raw = req.url ?? '/';
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw.replace(/^[^:]+:\/\/[^/?]*/, '') : raw;
 }
 
 /** The body's declared length, if the request has a valid one. */
@@ -76,7 +80,7 @@ export function readRequest(
     bytes += chunk.length;
     if (bytes > limit) {
       over = true;
-      view.body = Buffer.concat(chunks).subarray(0, keep);
+      view.body = Buffer.concat([...chunks, chunk]).subarray(0, keep);
       chunks.length = 0;
       done({ view, receivedAt, bodyBytes: bytes, tooLarge: true });
       return;

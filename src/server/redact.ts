@@ -1,0 +1,56 @@
+import { REDACTED, SECRET_KEY_PATTERN } from '../queue/secrets.js';
+
+/**
+ * What a cassette never writes (HT-09): credentials in headers and in the
+ * query. The serving thread redacts a recorded interaction before it leaves
+ * that thread, so no secret reaches the test's thread's copy or the file.
+ * Names are compared in any case; SECRET_KEY_PATTERN is the one that env
+ * redaction uses (src/queue/secrets.ts), so the two never disagree.
+ */
+
+/** Headers redacted whatever SECRET_KEY_PATTERN says (it already covers most). */
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'cookie',
+  'set-cookie',
+]);
+
+/** Query parameters that carry credentials without saying so (OAuth codes, signed URLs). */
+const SECRET_QUERY = new Set(['key', 'code', 'sig', 'signature', 'token', 'access_token']);
+
+export { REDACTED };
+
+/** Whether a header of this name is kept as `[redacted]`. */
+export function isSecretHeader(name: string): boolean {
+  return SECRET_HEADERS.has(name.toLowerCase()) || SECRET_KEY_PATTERN.test(name);
+}
+
+/** Whether a query parameter of this name is kept as `[redacted]`. */
+export function isSecretQuery(name: string): boolean {
+  return SECRET_QUERY.has(name.toLowerCase()) || SECRET_KEY_PATTERN.test(name);
+}
+
+/** A copy of `headers` with every secret one's value (each line of a list) `[redacted]`. */
+export function redactHeaders<V extends string | string[]>(
+  headers: Readonly<Record<string, V>>,
+): Record<string, V> {
+  const out: Record<string, V> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!isSecretHeader(name)) out[name] = value;
+    else out[name] = (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) as V;
+  }
+  return out;
+}
+
+/** A copy of `query` with every key-like parameter's value `[redacted]`. */
+export function redactQuery(query: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    out[name] = isSecretQuery(name) ? REDACTED : value;
+  }
+  return out;
+}
