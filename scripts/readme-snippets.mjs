@@ -61,6 +61,11 @@ const IDS = {
   'A client that expects more than it gets fails fast': 'PX-09',
   'Fault a JSON-RPC server on stdio': 'PX-14',
   'Hold a reply for a race, then read the timeline': 'PX-15 PX-13',
+  'Stream a chat completion to the agent under test': 'HT-01 HT-04 HT-07 HT-08',
+  'Cut the stream after the first token': 'HT-05',
+  'Retry after 429': 'HT-03 HT-08',
+  'Hold a turn for a race': 'HT-06',
+  'Record an API once, replay it in CI': 'HT-09',
 };
 
 /** Every fenced block of the README: language, text, first line (1-based) and the headings above it. */
