@@ -13,7 +13,7 @@ export { createMockServer } from './create.js';
 export { MockServerListenError, ServerWorkerError } from './errors.js';
 export { Expectation } from './expectation.js';
 export { HeldRequest } from './hold.js';
-export { type ExpectOptions, type HoldOptions, MockServer } from './mock-server.js';
+export { MockServer } from './mock-server.js';
 export type { MockServerOptions, UnmatchedHandler } from './options.js';
 // Builders (sse.*, reply.*) and their option types:
 export {
@@ -21,6 +21,7 @@ export {
   type StatusReplyOptions,
   type WireReplyOptions,
 } from './reply.js';
+export type { ExpectOptions, HoldOptions } from './script.js';
 export type { ChatStreamError, ChatStreamOptions, ChatToolCall, ChatUsage } from './sse/chat.js';
 export { sse } from './sse/index.js';
 export type {

@@ -1,19 +1,17 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import type { ControlMessage, WireClaim, WireEntry, WorkerSettings } from '../protocol.js';
-import type { WireHttpResponse } from '../types.js';
-import { Asker, waitedFor } from './ask.js';
-import { type ClaimResult, Claims, type PendingClaim, Script } from './claim.js';
-import { Exchange } from './exchange.js';
+import type { ControlMessage, WorkerSettings } from '../protocol.js';
+import { answer } from './answer.js';
+import { Asker } from './ask.js';
+import { Claims, type PendingClaim, Script } from './claim.js';
+import type { Exchange } from './exchange.js';
 import { Holds, WorkerHold } from './holds.js';
-import { declaredLength, type Intake, readRequest } from './intake.js';
+import { declaredLength, readRequest } from './intake.js';
 import { type ListenHandlers, listen } from './listen.js';
 import { EntryLog } from './log.js';
+import { type CoreParts, entryOf, labelOf } from './parts.js';
 import { Recorder } from './record.js';
-import { replayNote } from './replay.js';
-import { serve } from './serve.js';
-import { echoResponse, errorResponse, unmatchedText } from './unmatched.js';
+import { clientError, tooLarge } from './refuse.js';
 
 /**
  * The server in its worker thread: the script (expectations, FIFO, holds),
@@ -31,8 +29,7 @@ export class ServerCore {
   readonly #holds = new Holds();
   readonly #asker: Asker;
   readonly #claims: Claims;
-  /** The cassette's passthrough (record, record-missing): what no script entry takes goes upstream. */
-  readonly #recorder: Recorder | undefined;
+  readonly #parts: CoreParts;
   #server: Server | undefined;
   #disposed = false;
 
@@ -42,13 +39,21 @@ export class ServerCore {
     this.#log = new EntryLog(events);
     this.#asker = new Asker(this.#log, settings.timeoutMs);
     this.#claims = new Claims(this.#script, this.#asker, () => this.#drain());
-    const cassette = settings.cassette;
-    this.#recorder =
-      cassette?.upstream === undefined
-        ? undefined
-        : new Recorder(cassette, (n, interaction) =>
-            this.#log.post({ type: 'recorded', n, interaction }),
-          );
+    this.#parts = {
+      settings,
+      script: this.#script,
+      holds: this.#holds,
+      log: this.#log,
+      asker: this.#asker,
+      disposed: () => this.#disposed,
+      internal: (x, cause) => this.#internal(x, cause),
+      recorder:
+        settings.cassette?.upstream === undefined
+          ? undefined
+          : new Recorder(settings.cassette, (n, interaction) =>
+              this.#log.post({ type: 'recorded', n, interaction }),
+            ),
+    };
   }
 
   async start(): Promise<void> {
@@ -63,7 +68,7 @@ export class ServerCore {
           this.#onRequest(req, res);
         }),
       clientError: (error, socket) =>
-        this.#guard(undefined, () => this.#clientError(error, socket)),
+        this.#guard(undefined, () => clientError(this.#parts, error, socket)),
     };
     const listening = await listen(this.#settings.listen, handlers);
     if (!listening.ok) {
@@ -134,239 +139,20 @@ export class ServerCore {
       this.#guard(res, () => {
         if (this.#disposed) return;
         const script = this.#script;
-        if (intake.tooLarge) return this.#tooLarge(req, res, intake);
+        if (intake.tooLarge) return tooLarge(this.#parts, req, res, intake);
         const pending: PendingClaim = {
           gen: script.gen,
           seq: script.nextSeq(),
           view: intake.view,
           label: () => labelOf(intake, pending.seq),
-          entry: () => this.#entry(intake, pending.seq, null, null, undefined),
+          entry: () => entryOf(this.#parts, intake, pending.seq, null, null, undefined),
           verdicts: new Map(),
           done: (result) =>
-            this.#guard(res, () => this.#claimed(req, res, intake, pending, result)),
+            this.#guard(res, () => answer(this.#parts, req, res, intake, pending, result)),
         };
         this.#claims.submit(pending);
       }),
     );
-  }
-
-  #claimed(
-    req: IncomingMessage,
-    res: ServerResponse,
-    intake: Intake,
-    pending: PendingClaim,
-    result: ClaimResult,
-  ): void {
-    if (result.kind === 'unmatched' && this.#recorder) {
-      this.#forward(req, res, intake, pending);
-      return;
-    }
-    const { gen, seq, view } = pending;
-    const label = pending.label();
-    let claim: WireClaim = null;
-    let claimedBy: string | null = null;
-    let wire: WireHttpResponse | undefined;
-    let handler: { id: number; what: string; kind: 'handler' | 'unmatched' } | undefined;
-    let error: string | undefined;
-    if (result.kind === 'expect' || result.kind === 'fifo') {
-      claim = result.kind === 'expect' ? { expect: result.id } : { fifo: result.index };
-      claimedBy = result.kind === 'expect' ? result.name : `fifo#${result.index}`;
-      const what =
-        result.kind === 'expect' ? `expectation '${result.name}'` : `FIFO entry ${claimedBy}`;
-      if ('wire' in result.answer) wire = result.answer.wire;
-      else
-        handler = {
-          id: result.answer.handler,
-          what: `the response function of ${what}`,
-          kind: 'handler',
-        };
-    } else if (result.kind === 'failed') {
-      error = result.error;
-      wire = errorResponse(500, 'shimkit_predicate_failed', error);
-    } else if (this.#settings.unmatched === 'fail') {
-      error = unmatchedText(this.#script, view, label, pending.verdicts);
-      if (this.#settings.cassette?.mode === 'replay')
-        error += ` ${replayNote(this.#settings.cassette)}`;
-      wire = errorResponse(500, 'shimkit_unmatched', error);
-    } else if (this.#settings.unmatched === 'echo') {
-      wire = echoResponse(view);
-    } else {
-      handler = { id: 0, what: 'the unmatched function of createMockServer()', kind: 'unmatched' };
-    }
-    const hold = this.#holds.bind(view, seq);
-    const entry = this.#entry(intake, seq, claim, claimedBy, error);
-    entry.unmatched = result.kind === 'unmatched';
-    entry.hold = hold?.id;
-    this.#log.entry(gen, entry);
-    if (hold) this.#log.post({ type: 'held', gen, id: hold.id, seq, stage: 'received' });
-    const x = new Exchange({
-      gen,
-      seq,
-      req,
-      res,
-      log: this.#log,
-      timeoutMs: this.#settings.timeoutMs,
-      hold,
-      label,
-    });
-    const run = async () => {
-      if (handler) {
-        const outcome = await this.#asker.ask(
-          gen,
-          handler.kind,
-          handler.id,
-          claimedBy ?? '',
-          entry,
-        );
-        if (outcome.kind === 'answer' && typeof outcome.value === 'object') wire = outcome.value;
-        else if (outcome.kind === 'cancelled' && this.#disposed) return;
-        else {
-          error =
-            outcome.kind === 'timeout'
-              ? waitedFor(handler.what, label, outcome.ms)
-              : outcome.kind === 'error'
-                ? `shimkit: ${handler.what} failed for ${label}: ${outcome.error}`
-                : `shimkit: ${handler.what} for ${label} was ended by reset().`;
-          wire = errorResponse(500, 'shimkit_handler_failed', error);
-        }
-      }
-      await serve(x, wire as WireHttpResponse, error);
-    };
-    run().catch((cause: unknown) => this.#internal(x, cause));
-  }
-
-  /** HT-09: a request for the cassette's upstream, logged as the interaction it is to be, then passed on. */
-  #forward(req: IncomingMessage, res: ServerResponse, intake: Intake, pending: PendingClaim): void {
-    const recorder = this.#recorder as Recorder;
-    const { gen, seq } = pending;
-    const { n, name } = recorder.take();
-    this.#log.entry(gen, this.#entry(intake, seq, null, name, undefined));
-    const { timeoutMs } = this.#settings;
-    const x = new Exchange({
-      gen,
-      seq,
-      req,
-      res,
-      log: this.#log,
-      timeoutMs,
-      hold: undefined,
-      label: pending.label(),
-    });
-    recorder.forward(x, intake.view, n).catch((cause: unknown) => this.#internal(x, cause));
-  }
-
-  #tooLarge(req: IncomingMessage, res: ServerResponse, intake: Intake): void {
-    const script = this.#script;
-    const seq = script.nextSeq();
-    const label = labelOf(intake, seq);
-    const error = `shimkit: the body of ${label} has ${intake.bodyBytes} bytes, over the limit of ${this.#settings.bodyLimitBytes} (the bodyLimitBytes option of createMockServer()); answered 413.`;
-    this.#log.entry(script.gen, this.#entry(intake, seq, null, null, error));
-    const x = new Exchange({
-      gen: script.gen,
-      seq,
-      req,
-      res,
-      log: this.#log,
-      timeoutMs: 0,
-      hold: undefined,
-      label,
-    });
-    const wire = errorResponse(413, 'shimkit_body_too_large', error);
-    wire.headers.push(['connection', 'close']);
-    serve(x, wire, error).catch((cause: unknown) => this.#internal(x, cause));
-  }
-
-  #clientError(
-    error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string },
-    socket: Socket,
-  ): void {
-    if (error.code === 'ECONNRESET' || !socket.writable || this.#disposed) {
-      socket.destroy();
-      return;
-    }
-    const script = this.#script;
-    const seq = script.nextSeq();
-    if (error.code === 'HPE_INVALID_EOF_STATE') {
-      // The client closed its connection in the middle of a request: nobody to answer.
-      const message = `shimkit: the client closed its connection in the middle of request #${seq} (HPE_INVALID_EOF_STATE); nothing was answered.`;
-      const raw = error.rawPacket ?? Buffer.alloc(0);
-      const entry = this.#entry(
-        {
-          view: { method: '', path: '', query: {}, headers: {}, body: raw },
-          receivedAt: Date.now(),
-          bodyBytes: raw.length,
-          tooLarge: false,
-        },
-        seq,
-        null,
-        null,
-        message,
-      );
-      Object.assign(entry, { endedBy: 'client-abort', endedAt: Date.now() });
-      this.#log.entry(script.gen, entry);
-      socket.destroy();
-      return;
-    }
-    const status =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? 431
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? 408
-          : 400;
-    const reason = error.reason ?? error.message;
-    const message = `shimkit: request #${seq} is not well-formed HTTP (${error.code ?? 'parse error'}: ${reason}); answered ${status}.`;
-    const raw = error.rawPacket ?? Buffer.alloc(0);
-    const intake: Intake = {
-      view: { method: '', path: '', query: {}, headers: {}, body: raw },
-      receivedAt: Date.now(),
-      bodyBytes: raw.length,
-      tooLarge: false,
-    };
-    const body = errorResponse(status, 'shimkit_bad_request', message).pieces[0] as Uint8Array;
-    const entry = this.#entry(intake, seq, null, null, message);
-    Object.assign(entry, {
-      status,
-      bytesSent: body.length,
-      endedBy: 'complete',
-      startedAt: Date.now(),
-    });
-    this.#log.entry(script.gen, entry);
-    const head = `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : status === 431 ? 'Request Header Fields Too Large' : 'Request Timeout'}\r\ncontent-type: application/json\r\nx-should-retry: false\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n`;
-    socket.end(Buffer.concat([Buffer.from(head), body]), () =>
-      this.#log.patch(script.gen, seq, { endedAt: Date.now() }),
-    );
-  }
-
-  #entry(
-    intake: Intake,
-    seq: number,
-    claim: WireClaim,
-    claimedBy: string | null,
-    error: string | undefined,
-  ): WireEntry {
-    const { view } = intake;
-    return {
-      seq,
-      method: view.method,
-      path: view.path,
-      query: view.query,
-      headers: view.headers,
-      // A copy of its own: a view on a bigger buffer would be cloned whole.
-      body: new Uint8Array(view.body.subarray(0, this.#settings.logBodyBytes)),
-      bodyBytes: intake.bodyBytes,
-      receivedAt: intake.receivedAt,
-      claimedBy,
-      claim,
-      error,
-      unmatched: false,
-      hold: undefined,
-      status: undefined,
-      bytesSent: 0,
-      events: 0,
-      endedBy: undefined,
-      startedAt: undefined,
-      endedAt: undefined,
-    };
   }
 
   /** Run `fn`; whatever it throws ends only that request. */
@@ -399,7 +185,7 @@ export class ServerCore {
     this.#claims.clear();
     this.#asker.cancel();
     this.#holds.endAll('dispose');
-    this.#recorder?.dispose();
+    this.#parts.recorder?.dispose();
     const server = this.#server;
     if (server) {
       server.close();
@@ -409,8 +195,4 @@ export class ServerCore {
     this.#log.post({ type: 'disposed' });
     this.#control.close();
   }
-}
-
-function labelOf(intake: Intake, seq: number): string {
-  return `${intake.view.method} ${intake.view.path} (request #${seq})`;
 }
