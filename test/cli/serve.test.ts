@@ -5,14 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { completion, python3, runCommand, spawnTracked } from '../helpers/index.js';
 import { curl, postJson } from '../helpers/server.js';
 import { CLI, shimkit, shimkitOk } from './helpers.js';
-import {
-  chatText,
-  parseExports,
-  serveDetached,
-  serverTestDir,
-  stdoutUntil,
-  waitGone,
-} from './server-helpers.js';
+import { chatText, serveDetached, serverTestDir, stdoutUntil, waitGone } from './server-helpers.js';
 
 /** A python3 urllib client: POSTs argv[2] to OPENAI_BASE_URL + argv[1], prints {"status","body","headers"}. */
 const PY_CLIENT = `
