@@ -265,10 +265,12 @@ export class MockServer implements AsyncDisposable {
   /**
    * Stop serving: pending waits reject (`DisposedError`), holds end, open
    * connections (keep-alive ones too) close at once, the worker ends; then a
-   * strict server throws its `assertDone()` report. Idempotent.
+   * strict server throws its `assertDone()` report. Idempotent: a later call
+   * resolves once the first is done, and throws nothing.
    */
   dispose(): Promise<void> {
-    this.#disposing ??= this.#dispose();
+    if (this.#disposing) return this.#disposing.then(ignore, ignore);
+    this.#disposing = this.#dispose();
     return this.#disposing;
   }
 
@@ -321,6 +323,8 @@ export class MockServer implements AsyncDisposable {
     return wire;
   }
 }
+
+function ignore(): void {}
 
 /** `times` as the worker counts it: `'always'` (Infinity in a wire response) never runs out. */
 function checkTimes(where: string, times: unknown): number {

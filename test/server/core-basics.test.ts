@@ -47,7 +47,11 @@ describe('createMockServer: reachable from any process (HT-01)', () => {
     try {
       const error = await createMockServer({ listen: { port } }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MockServerListenError);
-      expect(error).toMatchObject({ code: 'ERR_SHIMKIT_SERVER_LISTEN', errno: 'EADDRINUSE', address: `127.0.0.1:${port}` });
+      expect(error).toMatchObject({
+        code: 'ERR_SHIMKIT_SERVER_LISTEN',
+        errno: 'EADDRINUSE',
+        address: `127.0.0.1:${port}`,
+      });
       expect((error as Error).message).toMatch(/port 0/);
     } finally {
       taken.close();
@@ -86,7 +90,9 @@ describe('createMockServer: reachable from any process (HT-01)', () => {
   });
 
   it("HT-01 env names are overridable: the env option adds ('{url}' substituted), changes and drops variables", async () => {
-    const api = await server({ env: { MY_API: '{url}/api', OPENAI_BASE_URL: '{url}/openai', ANTHROPIC_API_KEY: null } });
+    const api = await server({
+      env: { MY_API: '{url}/api', OPENAI_BASE_URL: '{url}/openai', ANTHROPIC_API_KEY: null },
+    });
     const env = api.env({ ANTHROPIC_API_KEY: 'from-base' });
     expect(env.MY_API).toBe(`${api.url}/api`);
     expect(env.OPENAI_BASE_URL).toBe(`${api.url}/openai`);
@@ -96,9 +102,18 @@ describe('createMockServer: reachable from any process (HT-01)', () => {
 
   it('HT-01 python urllib reaches it through env(), even with an http_proxy set (no_proxy covers loopback)', async () => {
     const api = await server();
-    api.expect({ method: 'POST', path: '/v1/chat/completions' }, { status: 201, json: { id: 'x' } });
-    const env = { ...api.env(), http_proxy: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' };
-    const out = await runCommand(python3(), [PY_CLIENT, '/chat/completions', '{"model":"m"}'], { env });
+    api.expect(
+      { method: 'POST', path: '/v1/chat/completions' },
+      { status: 201, json: { id: 'x' } },
+    );
+    const env = {
+      ...api.env(),
+      http_proxy: 'http://127.0.0.1:9',
+      HTTP_PROXY: 'http://127.0.0.1:9',
+    };
+    const out = await runCommand(python3(), [PY_CLIENT, '/chat/completions', '{"model":"m"}'], {
+      env,
+    });
     expect(out.stderr.toString()).toBe('');
     const result = JSON.parse(out.stdout.toString());
     expect(result).toMatchObject({ status: 201, body: '{"id":"x"}' });
@@ -114,8 +129,12 @@ describe('createMockServer: reachable from any process (HT-01)', () => {
     const api = await server();
     api.enqueue({ sse: [{ data: 'one' }, { data: 'two' }] });
     const script = `const r = await fetch(process.env.ANTHROPIC_BASE_URL + '/v1/messages', { method: 'POST', body: '{}' }); process.stdout.write(r.status + ' ' + r.headers.get('content-type') + ' ' + JSON.stringify(await r.text()));`;
-    const out = await runCommand(process.execPath, ['--input-type=module', '-e', script], { env: api.env() });
-    expect(out.stdout.toString()).toBe('200 text/event-stream; charset=utf-8 "data: one\\n\\ndata: two\\n\\n"');
+    const out = await runCommand(process.execPath, ['--input-type=module', '-e', script], {
+      env: api.env(),
+    });
+    expect(out.stdout.toString()).toBe(
+      '200 text/event-stream; charset=utf-8 "data: one\\n\\ndata: two\\n\\n"',
+    );
   });
 });
 
@@ -145,7 +164,12 @@ describe('the request log (HT-07)', () => {
     expect(small?.response.startedAt).toBeGreaterThanOrEqual(small?.receivedAt as number);
     expect(big).toMatchObject({ seq: 2, claimedBy: 'expect#2', bodyBytes: 114, json: undefined });
     expect(big?.body.toString()).toBe('{"padding"');
-    expect(big?.response).toMatchObject({ status: 200, events: 3, bytesSent: 27, endedBy: 'complete' });
+    expect(big?.response).toMatchObject({
+      status: 200,
+      events: 3,
+      bytesSent: 27,
+      endedBy: 'complete',
+    });
     expect(api.lastRequest()).toBe(big);
   });
 

@@ -53,9 +53,9 @@ describe('toWireResponse', () => {
       ['set-cookie', 'a=1'],
       ['set-cookie', 'b=2'],
     ]);
-    expect(wire({ json: 1, headers: { 'Content-Type': 'application/problem+json' } }).headers).toEqual(
-      [['content-type', 'application/problem+json']],
-    );
+    expect(
+      wire({ json: 1, headers: { 'Content-Type': 'application/problem+json' } }).headers,
+    ).toEqual([['content-type', 'application/problem+json']]);
     expect(wire({ json: 1, headers: { 'content-type': [] } }).headers).toEqual([]);
     expect(wire({ sse: [], headers: { 'cache-control': 'no-store' } }).headers).toEqual([
       ['content-type', 'text/event-stream; charset=utf-8'],
@@ -165,7 +165,9 @@ describe('toWireResponse', () => {
     expect(bad({ headers: { x: 'a\r\nInjected: 1' } })).toThrow(
       `${W}: headers["x"] must be a header value without CR or LF`,
     );
-    expect(bad({ headers: { x: ['ok', 'a\nb'] } })).toThrow('headers["x"][1] must be a header value');
+    expect(bad({ headers: { x: ['ok', 'a\nb'] } })).toThrow(
+      'headers["x"][1] must be a header value',
+    );
     expect(bad({ headers: { x: 'snow ☃' } })).toThrow('it has U+2603');
     expect(bad({ headers: { x: 1 } })).toThrow('headers["x"] must be a string');
     expect(bad({ headers: { x: [1] } })).toThrow('headers["x"][0] must be a string');
@@ -185,13 +187,21 @@ describe('toWireResponse', () => {
     }
     expect(bad({ wireBase64: '%%' })).toThrow('wireBase64 must be canonical base64');
     expect(bad({ sse: { data: 'x' } })).toThrow('sse must be an array of SSE events');
-    expect(bad({ sse: [{ data: 'x' }, 'data: y'] })).toThrow(`Expected ${W}: sse[1] to be an object`);
-    expect(bad({ sse: [{ data: 'x', name: 'y' }] })).toThrow(`Unknown key \`name\` in ${W}: sse[0]`);
+    expect(bad({ sse: [{ data: 'x' }, 'data: y'] })).toThrow(
+      `Expected ${W}: sse[1] to be an object`,
+    );
+    expect(bad({ sse: [{ data: 'x', name: 'y' }] })).toThrow(
+      `Unknown key \`name\` in ${W}: sse[0]`,
+    );
     expect(bad({ sse: [{ event: 'a\nb', data: '' }] })).toThrow(
       `${W}: sse[0].event must be a string without CR or LF`,
     );
-    expect(bad({ sse: [{ id: 'a\rb', data: '' }] })).toThrow('sse[0].id must be a string without CR');
-    expect(bad({ sse: [{ id: 'a\0b', data: '' }] })).toThrow('sse[0].id must be a string without NUL');
+    expect(bad({ sse: [{ id: 'a\rb', data: '' }] })).toThrow(
+      'sse[0].id must be a string without CR',
+    );
+    expect(bad({ sse: [{ id: 'a\0b', data: '' }] })).toThrow(
+      'sse[0].id must be a string without NUL',
+    );
     expect(bad({ sse: [{ event: 1, data: '' }] })).toThrow('sse[0].event must be a string');
     for (const retry of [-1, 1.5, Number.NaN, '10', Number.POSITIVE_INFINITY]) {
       expect(bad({ sse: [{ retry, data: '' }] })).toThrow(
@@ -199,7 +209,9 @@ describe('toWireResponse', () => {
       );
     }
     expect(bad({ sse: [{ data: 'a\r\nb' }] })).toThrow('sse[0].data must be a string without CR');
-    expect(bad({ sse: [{ data: () => 1 }] })).toThrow('sse[0].data must be a string or a JSON value');
+    expect(bad({ sse: [{ data: () => 1 }] })).toThrow(
+      'sse[0].data must be a string or a JSON value',
+    );
     expect(bad({ sse: [{ event: 'x' }] })).toThrow('sse[0].data must be given with `event`');
     expect(bad({ sse: [{}] })).toThrow('sse[0].data must be given');
     expect(bad({ sse: [{ comment: 3 }] })).toThrow('sse[0].comment must be a string');
@@ -222,7 +234,9 @@ describe('toWireResponse', () => {
     }
     expect(bad({ text: 'x', eventDelayMs: 5 })).toThrow('sets `eventDelayMs` without `sse`');
     for (const times of [0, -1, 1.5, 1_000_001, 'forever', Number.POSITIVE_INFINITY]) {
-      expect(bad({ times })).toThrow(`${W}: times must be an integer from 1 to 1000000, or 'always'`);
+      expect(bad({ times })).toThrow(
+        `${W}: times must be an integer from 1 to 1000000, or 'always'`,
+      );
     }
     expect(bad({ optional: 'yes' })).toThrow(`${W}: optional must be true or false`);
     expect(bad({ resetBeforeHeaders: 1 })).toThrow('resetBeforeHeaders must be true or false');
@@ -252,8 +266,12 @@ describe('toWireResponse', () => {
     expect(bad({ text: 'abc', cut: { afterBytes: 4, how: 'fin' } })).toThrow(
       'cut.afterBytes must be at most the body length, 3',
     );
-    expect(bad({ text: 'abc', cut: { afterBytes: '1', how: 'fin' } })).toThrow('cut.afterBytes must be');
-    expect(bad({ sse, cut: { after: 1, how: 'fin' } })).toThrow(`Unknown key \`after\` in ${W}: cut`);
+    expect(bad({ text: 'abc', cut: { afterBytes: '1', how: 'fin' } })).toThrow(
+      'cut.afterBytes must be',
+    );
+    expect(bad({ sse, cut: { after: 1, how: 'fin' } })).toThrow(
+      `Unknown key \`after\` in ${W}: cut`,
+    );
   });
 
   it('HT-02 a getter that throws is reported as unreadable, not as a crash', () => {
@@ -270,9 +288,9 @@ describe('encodeSseEvent', () => {
   const enc = (event: Parameters<typeof encodeSseEvent>[0]) => text(encodeSseEvent(event));
 
   it('HT-08 fields in order: comment, event, id, retry, one data line per LF-separated line, blank line', () => {
-    expect(
-      enc({ data: 'l1\nl2\n', event: 'e', id: '7', retry: 1500, comment: 'c1\nc2' }),
-    ).toBe(': c1\n: c2\nevent: e\nid: 7\nretry: 1500\ndata: l1\ndata: l2\ndata: \n\n');
+    expect(enc({ data: 'l1\nl2\n', event: 'e', id: '7', retry: 1500, comment: 'c1\nc2' })).toBe(
+      ': c1\n: c2\nevent: e\nid: 7\nretry: 1500\ndata: l1\ndata: l2\ndata: \n\n',
+    );
     expect(enc({ data: '' })).toBe('data: \n\n');
     expect(enc({ data: ' lead' })).toBe('data:  lead\n\n');
     expect(enc({ data: { a: 'x\r\ny' } })).toBe('data: {"a":"x\\r\\ny"}\n\n');
