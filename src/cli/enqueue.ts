@@ -4,8 +4,8 @@ import { milliseconds, type Parsed, parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { commandModule } from './run.js';
-import { SERVER_ENQUEUE_FLAGS, serverForms } from './server.js';
 import { firstPositional, isServerDir } from './server-dir.js';
+import { SERVER_ENQUEUE_FLAGS, serverForms } from './server-flags.js';
 
 const FLAGS = {
   stdout: { kind: 'value', value: 'TEXT' },
@@ -61,10 +61,10 @@ Examples:
   shimkit enqueue "$D" git --match-args 'push origin main' --exit 1
   shimkit enqueue "$D" git --json '{"stdout":"a\\nb\\n","writeFiles":{".git/HEAD":"ref: refs/heads/main\\n"}}'
   shimkit enqueue "$D" git --stdout-base64 "$(printf '\\377\\376' | base64 -w0)"`,
-  run(argv) {
+  async run(argv) {
     // A mock server's dir (shimkit serve) takes response flags of its own.
     if (isServerDir(firstPositional(argv, { ...FLAGS, ...SERVER_ENQUEUE_FLAGS }))) {
-      return serverForms.exec('enqueue', argv);
+      return (await serverForms()).exec('enqueue', argv);
     }
     const args = parseArgs('enqueue', argv, FLAGS);
     const [dir, name] = positionals('enqueue', args, ['D', 'NAME']) as [string, string];

@@ -1,29 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { MockServerResponse } from 'shimkit';
-import { type FlagSpecs, milliseconds, type Parsed } from './args.js';
+import { milliseconds, type Parsed } from './args.js';
 import { UsageError } from './exit-codes.js';
 import { reply, sse } from './stand-in-builders.js';
 import { nearestWord } from './words.js';
-
-/**
- * The response flags of `shimkit expect` and `shimkit enqueue` on a server
- * dir: one kind (`--sse-chat`, `--sse-responses`, `--sse-messages`,
- * `--status`, `--json`) and what may be added to it (delays, a cut), as the
- * MockServerResponse the server checks (its errors name the field).
- */
-export const RESPONSE_FLAGS: FlagSpecs = {
-  'sse-chat': { kind: 'list', value: 'TEXT' },
-  'sse-responses': { kind: 'list', value: 'TEXT' },
-  'sse-messages': { kind: 'list', value: 'TEXT' },
-  status: { kind: 'value', value: 'N' },
-  'retry-after-ms': { kind: 'value', value: 'MS' },
-  'retry-after': { kind: 'value', value: 'S' },
-  json: { kind: 'value', value: 'RESPONSE' },
-  'event-delay': { kind: 'value', value: 'MS' },
-  delay: { kind: 'value', value: 'MS' },
-  'cut-after-events': { kind: 'value', value: 'N' },
-  cut: { kind: 'value', value: 'fin|rst|stall' },
-};
 
 export const RESPONSE_FLAGS_HELP = `Response (one of):
   --sse-chat TEXT        an OpenAI chat-completions stream of TEXT (sse.chat); repeat the flag

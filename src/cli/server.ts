@@ -1,18 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ShimkitError } from 'shimkit';
-import { type FlagSpecs, parseArgs, positionals } from './args.js';
+import { parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { commandModule } from './run.js';
 import { ask } from './server-control.js';
 import { isAlive, ownServerDir, readServerInfo, SERVER_JSON } from './server-dir.js';
-import {
-  buildServerResponse,
-  RESPONSE_FLAGS,
-  RESPONSE_FLAGS_HELP,
-  readJsonFlag,
-} from './server-responses.js';
+import { RESPONSE_FLAGS, SERVER_ENQUEUE_FLAGS } from './server-flags.js';
+import { buildServerResponse, RESPONSE_FLAGS_HELP, readJsonFlag } from './server-responses.js';
 import { plural } from './words.js';
 
 /**
@@ -106,9 +102,6 @@ Examples:
     return ExitCode.ok;
   },
 };
-
-/** The flags of `shimkit enqueue` on a server dir. */
-export const SERVER_ENQUEUE_FLAGS: FlagSpecs = { ...TIMES, ...RESPONSE_FLAGS };
 
 /** `shimkit enqueue D RESPONSE` for a server dir (D/server.json): one response at the end of its queue. */
 export const serverEnqueueCommand: Command = {
