@@ -39,6 +39,7 @@ export async function detach(settings: ServeSettings): Promise<number> {
   if (settings.json) argv.push('--json');
   const child = spawn(process.execPath, argv, {
     detached: true,
+    cwd: root, // a daemon pins no dir of the caller's
     stdio: ['ignore', log, log, 'pipe'],
     env: { ...process.env, [NOTIFY_VAR]: '3' },
     windowsHide: true,

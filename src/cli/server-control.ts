@@ -3,6 +3,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { basename, dirname } from 'node:path';
 import { InvalidOptionError, InvalidResponseError, ShimkitError } from 'shimkit';
 import { controlAddress, isAlive, readServerInfo } from './server-dir.js';
+import { shQuote } from './words.js';
 
 /**
  * The control channel of `shimkit serve` (design §9): a Unix socket
@@ -34,6 +35,8 @@ export interface WireError {
 
 /** How long a command waits for the server's answer. */
 const ANSWER_MS = 10_000;
+/** How long closing the control socket waits for answered commands to hang up. */
+const CLOSE_GRACE_MS = 1000;
 /** sockaddr_un.sun_path holds 108 bytes on Linux, 104 on macOS and the BSDs (the NUL included). */
 const SUN_PATH_MAX = process.platform === 'linux' ? 107 : 103;
 
@@ -88,13 +91,13 @@ export async function ask(dir: string, request: ControlRequest): Promise<Record<
       clearTimeout(timer);
       resolve(got);
     });
-    socket.end(`${JSON.stringify(request)}\n`);
+    socket.write(`${JSON.stringify(request)}\n`);
   }).catch((error: NodeJS.ErrnoException) => {
     if (error instanceof ShimkitError) throw error;
     if (!isAlive(info.pid)) {
       throw new ShimkitError(
         'ERR_SHIMKIT_NO_SERVER',
-        `the mock server of ${dir} is gone: its pid ${info.pid} no longer runs (it ended without removing ${dir}/server.json: killed, or the machine restarted). Start a new one with: eval "$(shimkit serve --dir ${dir} --detach)"`,
+        `the mock server of ${dir} is gone: its pid ${info.pid} no longer runs (it ended without removing ${dir}/server.json: killed, or the machine restarted). Start a new one with: eval "$(shimkit serve --dir ${shQuote(dir)} --detach)"`,
       );
     }
     throw new ShimkitError(
@@ -145,16 +148,25 @@ export async function listenControl(
 ): Promise<{ address: string; close(): Promise<void> }> {
   const address = controlAddress(dir);
   removeSocket(address);
-  const server: Server = createServer((socket) => {
+  // Connections that have not sent their request yet: ended at close (one never sending would hold it up).
+  const waiting = new Set<Socket>();
+  const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
     let got = '';
+    waiting.add(socket);
     socket.setEncoding('utf8');
+    socket.setTimeout(ANSWER_MS, () => socket.destroy());
     socket.on('error', () => {}); // a command that went away: nothing to answer
+    socket.on('close', () => waiting.delete(socket));
     socket.on('data', (chunk: string) => {
       got += chunk;
       const end = got.indexOf('\n');
       if (end === -1) return;
+      waiting.delete(socket);
       socket.pause();
       answer(got.slice(0, end)).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
+    });
+    socket.on('end', () => {
+      if (waiting.has(socket)) socket.destroy(); // closed before a whole request
     });
   });
   const answer = async (line: string): Promise<ControlAnswer> => {
@@ -173,8 +185,14 @@ export async function listenControl(
     address,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
         removeSocket(address);
+        for (const socket of waiting) socket.destroy();
+        // Answered connections close as their commands read the answer; none holds this up for long.
+        const timer = setTimeout(resolve, CLOSE_GRACE_MS);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       }),
   };
 }

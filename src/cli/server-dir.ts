@@ -78,7 +78,7 @@ export function ownServerDir(dir: string, create: boolean): string {
   if (!stat) {
     throw new ShimkitError(
       'ERR_SHIMKIT_NOT_SERVER_DIR',
-      `${root} does not exist: no \`shimkit serve --dir ${root}\` runs there.`,
+      `${root} does not exist: no \`shimkit serve --dir ${shQuote(root)}\` runs there.`,
     );
   }
   if (stat.isSymbolicLink()) throw refuse('is a symbolic link (pass the real dir)');
@@ -116,7 +116,7 @@ export function readServerInfo(dir: string): ServerInfo {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     throw new ShimkitError(
       'ERR_SHIMKIT_NO_SERVER',
-      `no mock server runs in ${dir}: it has no ${SERVER_JSON}. Start one with: eval "$(shimkit serve --dir ${dir} --detach)"`,
+      `no mock server runs in ${dir}: it has no ${SERVER_JSON}. Start one with: eval "$(shimkit serve --dir ${shQuote(dir)} --detach)"`,
     );
   }
   try {

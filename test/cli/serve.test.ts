@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { completion, python3, runCommand, spawnTracked } from '../helpers/index.js';
@@ -278,6 +278,20 @@ describe('shimkit serve, expect, enqueue, requests, verify, stop (HT-10)', () =>
     expect(await shimkitOk(['requests', d])).toContain('(fifo#1)');
     await shimkitOk(['stop', d]);
     expect(existsSync(join(d, 'control.sock'))).toBe(false);
+  });
+
+  it('HT-10 a control connection that never sends its request neither blocks other commands nor holds up stop', async () => {
+    const d = join(serverTestDir(), 'api');
+    await serveDetached(d);
+    const idle = connect(join(d, 'control.sock'));
+    const closed = new Promise<void>((resolve) => idle.on('close', () => resolve()));
+    idle.on('error', () => {});
+    await new Promise<void>((resolve) => idle.once('connect', () => resolve()));
+    await shimkitOk(['enqueue', d, '--sse-chat', 'x']);
+    const started = Date.now();
+    await shimkitOk(['stop', d]);
+    await closed;
+    expect(Date.now() - started).toBeLessThan(5000); // not the 10 s a control connection may idle
   });
 
   it('HT-10 bad flags and dirs: exit 2 naming the flag and the nearest one, exit 3 for no server, the log when a detached server cannot start', async () => {
