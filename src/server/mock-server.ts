@@ -91,6 +91,7 @@ export class MockServer implements AsyncDisposable {
     this.#asks = new Asks(this.#ctx);
     this.#mirror.onAsk = (event) => this.#asks.answer(event);
     this.#mirror.onChange = () => this.#waits.notify();
+    links.set(this, this.#link);
     this.#link.onFailure = () => {
       const failure = this.#link.failure as ServerWorkerError;
       this.#waits.fail(() => new ServerWorkerError(failure.message, { cause: failure.cause }));
@@ -325,6 +326,13 @@ export class MockServer implements AsyncDisposable {
 }
 
 function ignore(): void {}
+
+const links = new WeakMap<MockServer, ServerLink>();
+
+/** @internal For shimkit's own tests of the ServerWorkerError path: the worker throws from a timer. */
+export function crashServerWorker(server: MockServer): void {
+  links.get(server)?.post({ type: 'crash' });
+}
 
 /** `times` as the worker counts it: `'always'` (Infinity in a wire response) never runs out. */
 function checkTimes(where: string, times: unknown): number {

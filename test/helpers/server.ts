@@ -22,5 +22,13 @@ export function curl(args: readonly string[]): Promise<Exit> {
 
 /** The args of curl that POSTs `json` to `url`. */
 export function postJson(url: string, json: unknown): string[] {
-  return ['-X', 'POST', '-H', 'content-type: application/json', '--data-binary', JSON.stringify(json), url];
+  return [
+    '-X',
+    'POST',
+    '-H',
+    'content-type: application/json',
+    '--data-binary',
+    JSON.stringify(json),
+    url,
+  ];
 }

@@ -76,7 +76,7 @@ export function readRequest(
     bytes += chunk.length;
     if (bytes > limit) {
       over = true;
-      view.body = Buffer.concat(chunks).subarray(0, keep);
+      view.body = Buffer.concat([...chunks, chunk]).subarray(0, keep);
       chunks.length = 0;
       done({ view, receivedAt, bodyBytes: bytes, tooLarge: true });
       return;
