@@ -9,7 +9,7 @@ import { ask } from './server-control.js';
 import { isAlive, ownServerDir, readServerInfo, SERVER_JSON } from './server-dir.js';
 import { RESPONSE_FLAGS, SERVER_ENQUEUE_FLAGS } from './server-flags.js';
 import { buildServerResponse, RESPONSE_FLAGS_HELP, readJsonFlag } from './server-responses.js';
-import { plural } from './words.js';
+import { plural, shQuote } from './words.js';
 
 /**
  * The commands that talk to a running `shimkit serve` through its dir:
@@ -217,10 +217,19 @@ Examples:
       process.stdout.write(
         `ok: mock server ${r.url}, ${plural(r.requests, 'request')}, every response used\n`,
       );
-    } else process.stderr.write(`${r.report}\n`);
+    } else process.stderr.write(`${inCliWords(r.report as string, dir)}\n`);
     return r.done ? ExitCode.ok : ExitCode.failed;
   },
 };
+
+/** The library's advice for an unmatched request, as the commands that give it (`shimkit expect D …`). */
+export function inCliWords(report: string, dir: string): string {
+  return report.replace(
+    /api\.expect\(\{ method: '([A-Z]+)', path: '([^']*)' \}, …\) or api\.enqueue\(…\)/g,
+    (_, method: string, path: string) =>
+      `shimkit expect ${shQuote(dir)} --method ${method} --path ${shQuote(path)} --sse-chat … (or --status, --json) or shimkit enqueue ${shQuote(dir)} …`,
+  );
+}
 
 /** `shimkit stop D`: end the server, and wait until its process is gone. */
 export const stopCommand: Command = {

@@ -165,6 +165,10 @@ describe('shimkit serve, expect, enqueue, requests, verify, stop (HT-10)', () =>
     const failed = await shimkit(['verify', s]);
     expect(failed.code).toBe(1);
     expect(failed.stderr.toString()).toContain('GET /v1/models');
+    // The advice is in the CLI's words: the command that would answer it.
+    expect(failed.stderr.toString()).toContain(
+      `shimkit expect ${s} --method GET --path /v1/models`,
+    );
     expect(await shimkitOk(['requests', s])).toMatch(
       /^#1 GET \/v1\/models → 500 \d+ bytes complete \(unmatched\)\n$/,
     );
