@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ShimkitError } from 'shimkit';
-import type { FlagSpecs } from './args.js';
+import { type FlagSpecs, type Parsed, positionals } from './args.js';
 import { shQuote } from './words.js';
 
 /**
@@ -104,6 +104,12 @@ function lstatOrUndefined(path: string) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/** The server dir of a command: its one positional D, checked to be a private dir of this user's. */
+export function serverDir(command: string, args: Parsed): string {
+  const [dir] = positionals(command, args, ['D']) as [string];
+  return ownServerDir(dir, false);
 }
 
 /** `D/server.json`, or a ShimkitError saying no server runs in D. */
