@@ -207,10 +207,26 @@ export class ServerCore {
       socket.destroy();
       return;
     }
-    const status =
-      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const script = this.#script;
     const seq = script.nextSeq();
+    if (error.code === 'HPE_INVALID_EOF_STATE') {
+      // The client closed its connection in the middle of a request: nobody to answer.
+      const message = `shimkit: the client closed its connection in the middle of request #${seq} (HPE_INVALID_EOF_STATE); nothing was answered.`;
+      const raw = error.rawPacket ?? Buffer.alloc(0);
+      const entry = this.#entry(
+        { view: { method: '', path: '', query: {}, headers: {}, body: raw }, receivedAt: Date.now(), bodyBytes: raw.length, tooLarge: false },
+        seq,
+        null,
+        null,
+        message,
+      );
+      Object.assign(entry, { endedBy: 'client-abort', endedAt: Date.now() });
+      this.#log.entry(script.gen, entry);
+      socket.destroy();
+      return;
+    }
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const reason = error.reason ?? error.message;
     const message = `shimkit: request #${seq} is not well-formed HTTP (${error.code ?? 'parse error'}: ${reason}); answered ${status}.`;
     const raw = error.rawPacket ?? Buffer.alloc(0);
