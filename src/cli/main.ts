@@ -87,6 +87,14 @@ A typical test (bash):
   shimkit verify "$D"               # exit 1, with a report, if a response was never used
   rm -rf "$D"
 
+A mock OpenAI/Anthropic API for a test (bash):
+  A=$(mktemp -d)/api
+  env=$(shimkit serve --dir "$A" --detach) || exit; eval "$env"   # OPENAI_BASE_URL=…
+  shimkit expect "$A" --path /v1/chat/completions --sse-chat 'Hello'
+  ./agent.sh                        # the program under test streams the scripted answer
+  shimkit requests "$A"             # #1 POST /v1/chat/completions → 200 sse 5 events complete (expect#1)
+  shimkit verify "$A"; shimkit stop "$A"
+
 ${EXIT_CODES_HELP}`;
 }
 
