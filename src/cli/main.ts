@@ -92,7 +92,7 @@ A mock OpenAI/Anthropic API for a test (bash):
   env=$(shimkit serve --dir "$A" --detach) || exit; eval "$env"   # OPENAI_BASE_URL=…
   shimkit expect "$A" --path /v1/chat/completions --sse-chat 'Hello'
   ./agent.sh                        # the program under test streams the scripted answer
-  shimkit requests "$A"             # #1 POST /v1/chat/completions → 200 sse 5 events complete (expect#1)
+  shimkit requests "$A"             # #1 POST /v1/chat/completions → 200 sse 4 events complete (expect#1)
   shimkit verify "$A"; shimkit stop "$A"
 
 ${EXIT_CODES_HELP}`;
