@@ -3,8 +3,10 @@ import type { MockServerResponse, SseEvent } from 'shimkit';
 /**
  * TEMPORARY: text-only stand-ins for the core's `sse.chat/responses/messages`
  * and `reply.status` (design §2, docs/design/sse-wire-formats.md §1a, 2a, 3a)
- * until src/server/sse/ and src/server/reply.ts land on server-core; then
- * server-responses.ts imports those from 'shimkit' and this file goes.
+ * until the real ones (branch server-sse: src/server/sse/, src/server/reply.ts)
+ * are merged with the core; then server-responses.ts imports `sse` and
+ * `reply` from 'shimkit' and this file goes (the HT-10 tests pass with the
+ * real builders: checked on a trial merge).
  */
 
 const deltas = (text: string | string[]) => (typeof text === 'string' ? [text] : text);
