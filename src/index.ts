@@ -125,8 +125,8 @@ export type {
 } from './queue/types.js';
 export {
   createMockServer,
-  type ExpectOptions,
   Expectation,
+  type ExpectOptions,
   HeldRequest,
   type HoldOptions,
   type LoggedRequest,

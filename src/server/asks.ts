@@ -51,7 +51,9 @@ export class Asks {
         if (!fn) throw new Error('the predicate is gone (reset()?)');
         const verdict: unknown = fn(request);
         if (typeof (verdict as Promise<unknown> | undefined)?.then === 'function') {
-          throw new Error('a predicate must return a boolean, not a promise (use a function response to wait)');
+          throw new Error(
+            'a predicate must return a boolean, not a promise (use a function response to wait)',
+          );
         }
         this.#post(event, { ok: true, value: Boolean(verdict) });
         return;
@@ -65,7 +67,10 @@ export class Asks {
           : `the response function of ${event.label.startsWith('fifo#') ? event.label : `expectation '${event.label}'`}`;
       this.#post(event, { ok: true, value: this.#ctx.checkResponse(value, where) });
     } catch (error) {
-      this.#post(event, { ok: false, error: error instanceof Error ? error.message : String(error) });
+      this.#post(event, {
+        ok: false,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 

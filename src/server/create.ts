@@ -1,7 +1,7 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
-import { MockServerListenError, ServerWorkerError } from './errors.js';
+import { MockServerListenError, type ServerWorkerError } from './errors.js';
 import { ServerLink } from './link.js';
 import { Mirror } from './mirror.js';
 import { MockServer } from './mock-server.js';
@@ -62,7 +62,14 @@ export async function createMockServer(options?: MockServerOptions): Promise<Moc
       forgetExit();
     };
   }
-  return new MockServer({ settings, link, mirror, url: outcome.url, socketPath, onDispose: cleanup });
+  return new MockServer({
+    settings,
+    link,
+    mirror,
+    url: outcome.url,
+    socketPath,
+    onDispose: cleanup,
+  });
 }
 
 /** Remove the socket file if it is still there (a worker that was terminated leaves it). */

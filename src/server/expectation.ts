@@ -56,20 +56,28 @@ export class Expectation {
     const state = this.#state;
     if (this.#ctx.disposed || state.gen !== this.#ctx.mirror.gen) {
       return Promise.reject(
-        new DisposedError(`${this.#ctx.name}: expectation '${this.name}'`, this.#ctx.disposed ? undefined : 'was removed by reset().'),
+        new DisposedError(
+          `${this.#ctx.name}: expectation '${this.name}'`,
+          this.#ctx.disposed ? undefined : 'was removed by reset().',
+        ),
       );
     }
-    return this.#ctx.waits.until({
-      what: `${where} waited (used ${state.used} of ${timesText(state.times)})`,
-      gen: state.gen,
-      timeoutMs,
-      check: () =>
-        state.used >= wanted(state.times) && state.requests.every((r) => r.response.endedAt !== undefined)
-          ? true
-          : undefined,
-      onTimeout: () =>
-        new WaitTimeoutError(`${this.#ctx.name}: ${where} waited ${timeoutMs} ms; ${this.#progress()}.`),
-    }).then(() => undefined);
+    return this.#ctx.waits
+      .until({
+        what: `${where} waited (used ${state.used} of ${timesText(state.times)})`,
+        gen: state.gen,
+        timeoutMs,
+        check: () =>
+          state.used >= wanted(state.times) &&
+          state.requests.every((r) => r.response.endedAt !== undefined)
+            ? true
+            : undefined,
+        onTimeout: () =>
+          new WaitTimeoutError(
+            `${this.#ctx.name}: ${where} waited ${timeoutMs} ms; ${this.#progress()}.`,
+          ),
+      })
+      .then(() => undefined);
   }
 
   /** Throw an `UnusedResponsesError` unless it was used `times` times. */

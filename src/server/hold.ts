@@ -25,7 +25,13 @@ export class HeldRequest {
   #released = false;
 
   /** @internal Made by `MockServer.hold()`. */
-  constructor(ctx: ServerContext, id: number, state: HoldState, afterEvents: number | undefined, label: string) {
+  constructor(
+    ctx: ServerContext,
+    id: number,
+    state: HoldState,
+    afterEvents: number | undefined,
+    label: string,
+  ) {
     this.#ctx = ctx;
     this.#id = id;
     this.#state = state;
@@ -96,7 +102,10 @@ export class HeldRequest {
     const state = this.#state;
     if (this.#ctx.disposed || state.gen !== this.#ctx.mirror.gen) {
       return Promise.reject(
-        new DisposedError(`${this.#ctx.name}: ${this.#label}`, this.#ctx.disposed ? undefined : 'was ended by reset().'),
+        new DisposedError(
+          `${this.#ctx.name}: ${this.#label}`,
+          this.#ctx.disposed ? undefined : 'was ended by reset().',
+        ),
       );
     }
     return this.#ctx.waits.until({

@@ -4,8 +4,9 @@ export { createMockServer } from './create.js';
 export { MockServerListenError, ServerWorkerError } from './errors.js';
 export { Expectation } from './expectation.js';
 export { HeldRequest } from './hold.js';
-export { type ExpectOptions, type HoldOptions, MockServer } from './mock-server.js';
+export { MockServer } from './mock-server.js';
 export type { MockServerOptions, UnmatchedHandler } from './options.js';
+export type { ExpectOptions, HoldOptions } from './script.js';
 export type {
   LoggedRequest,
   LoggedResponse,

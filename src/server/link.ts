@@ -1,5 +1,10 @@
 import { join } from 'node:path';
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import {
+  MessageChannel,
+  type MessagePort,
+  receiveMessageOnPort,
+  Worker,
+} from 'node:worker_threads';
 import { packageFile } from '../internal/package-files.js';
 import { ServerWorkerError } from './errors.js';
 import type { ControlMessage, ServerEvent, WorkerSettings } from './protocol.js';
@@ -41,13 +46,10 @@ export class ServerLink {
       workerData: { settings, control: control.port2, events: events.port1 },
       transferList: [control.port2, events.port1],
       execArgv: [],
-      // The worker never prints; should Node print for it, the lines are dropped
-      // rather than queued behind a test thread that may be blocked.
-      stdout: true,
-      stderr: true,
+      // The worker never prints (its output would wait for this thread's loop,
+      // which may be blocked). Not `stdout: true`: those streams keep an
+      // internal port ref'd, and a forgotten server would keep Node alive.
     });
-    this.#worker.stdout.resume();
-    this.#worker.stderr.resume();
     this.#events.on('message', (event: ServerEvent) => this.#onEvent(event));
     this.#worker.on('error', (error) =>
       this.#fail(

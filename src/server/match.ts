@@ -111,7 +111,12 @@ function jsonMatcher(v: unknown, where: string, at: string): unknown {
     }
     return out;
   }
-  throw bad(where, at, 'a JSON value (objects, arrays, strings, numbers, booleans, null), a RegExp or any()', v);
+  throw bad(
+    where,
+    at,
+    'a JSON value (objects, arrays, strings, numbers, booleans, null), a RegExp or any()',
+    v,
+  );
 }
 
 /** A match as a person reads it in a report: `{ method: 'POST', path: '/v1/x' }`. */

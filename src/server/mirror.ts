@@ -16,7 +16,9 @@ export function wanted(times: number): number {
 
 /** `3 times`, `1 time`, `'always'`: `times` in a message. */
 export function timesText(times: number): string {
-  return Number.isFinite(times) ? `${times} time${times === 1 ? '' : 's'}` : "'always' (at least once)";
+  return Number.isFinite(times)
+    ? `${times} time${times === 1 ? '' : 's'}`
+    : "'always' (at least once)";
 }
 
 /** One expectation, as the test's thread knows it. */
@@ -76,7 +78,10 @@ export class Mirror {
         const { entry } = event;
         const request = loggedRequest(entry);
         this.#insert(request);
-        this.#bySeq.set(entry.seq, { request, meta: { claim: entry.claim, unmatched: entry.unmatched } });
+        this.#bySeq.set(entry.seq, {
+          request,
+          meta: { claim: entry.claim, unmatched: entry.unmatched },
+        });
         const claim = entry.claim;
         if (claim && 'expect' in claim) {
           const e = this.expectations.get(claim.expect);

@@ -1,38 +1,21 @@
-import { DisposedError, InvalidResponseError, UnusedResponsesError, WaitTimeoutError } from '../internal/errors.js';
+import { DisposedError, UnusedResponsesError, WaitTimeoutError } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
-import { checkOptionKeys, optionError } from '../internal/options.js';
+import { optionError } from '../internal/options.js';
 import { Asks } from './asks.js';
 import type { ServerContext } from './context.js';
 import { serverEnv } from './env.js';
 import { ServerWorkerError } from './errors.js';
-import { Expectation } from './expectation.js';
-import { HeldRequest } from './hold.js';
+import type { Expectation } from './expectation.js';
+import type { HeldRequest } from './hold.js';
 import type { ServerLink } from './link.js';
 import { formatRequest } from './logged.js';
-import { describeRequestMatch, encodeMatch } from './match.js';
-import type { FifoState, Mirror } from './mirror.js';
+import type { Mirror } from './mirror.js';
 import type { ServerSettings } from './options.js';
-import type { ControlMessage, WireAnswer } from './protocol.js';
-import { notDoneReport, summariseResponse } from './report.js';
-import type { LoggedRequest, MockServerResponse, RequestMatch, ResponseHandler, WireHttpResponse } from './types.js';
+import type { ControlMessage } from './protocol.js';
+import { notDoneReport } from './report.js';
+import { type ExpectOptions, type HoldOptions, Scripting } from './script.js';
+import type { LoggedRequest, MockServerResponse, RequestMatch, ResponseHandler } from './types.js';
 import { Waits, waitTimeout } from './waits.js';
-import { toWireResponse } from './response.js';
-
-/** The options of `expect()`. */
-export interface ExpectOptions {
-  /** Its name in `claimedBy`, reports and the unmatched 500. @default `expect#<n>` */
-  name?: string;
-  /** How many requests it answers (`'always'`: every one that fits). @default the response's `times`, else 1 */
-  times?: number | 'always';
-  /** `assertDone()` does not ask for it. @default the response's `optional`, else false */
-  optional?: boolean;
-}
-
-/** The options of `hold()`. */
-export interface HoldOptions {
-  /** Pause after this many SSE events (or chunks) were written; without it, before the headers. */
-  afterEvents?: number;
-}
 
 /**
  * A scripted HTTP/SSE server (HT-01 … HT-07, HT-12), made by
@@ -53,9 +36,7 @@ export class MockServer implements AsyncDisposable {
   readonly #asks: Asks;
   readonly #waits: Waits;
   readonly #onDispose: () => void;
-  #expects = 0;
-  #fifo = 0;
-  #holds = 0;
+  readonly #scripting: Scripting;
   #disposing: Promise<void> | undefined;
   #failureThrown = false;
 
@@ -86,9 +67,10 @@ export class MockServer implements AsyncDisposable {
       },
       sync: (scripting) => this.#sync(scripting),
       post: (message) => this.#post(message),
-      checkResponse: (value, where) => this.#check(value, where),
+      checkResponse: (value, where) => this.#scripting.check(value, where),
     };
     this.#asks = new Asks(this.#ctx);
+    this.#scripting = new Scripting(this.#ctx, this.#asks, init.socketPath);
     this.#mirror.onAsk = (event) => this.#asks.answer(event);
     this.#mirror.onChange = () => this.#waits.notify();
     links.set(this, this.#link);
@@ -115,36 +97,13 @@ export class MockServer implements AsyncDisposable {
    * made, before the FIFO; each answers `times` requests.
    * @example api.expect({ method: 'POST', path: '/v1/chat/completions', json: { stream: true } }, sse.chat('hi'), { name: 'plan' })
    */
-  expect(match: RequestMatch, response: MockServerResponse | ResponseHandler, options?: ExpectOptions): Expectation {
+  expect(
+    match: RequestMatch,
+    response: MockServerResponse | ResponseHandler,
+    options?: ExpectOptions,
+  ): Expectation {
     this.#sync(true);
-    const id = this.#expects + 1;
-    const where = `expect() #${id}`;
-    const o = checkOptionKeys(options, ['name', 'times', 'optional'], where);
-    if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) {
-      throw optionError(where, 'name', 'a non-empty string', o.name);
-    }
-    const name = o.name ?? `expect#${id}`;
-    const encoded = encodeMatch(match, where, (fn) => this.#asks.addPredicate(fn));
-    const { answer, wire } = this.#answer(response, `the response passed to ${where}`);
-    const times = checkTimes(where, o.times ?? wire?.times ?? 1);
-    const optional = o.optional ?? wire?.optional ?? false;
-    if (typeof optional !== 'boolean') throw optionError(where, 'optional', 'true or false', optional);
-    this.#expects = id;
-    const gen = this.#mirror.gen;
-    const state = {
-      id,
-      gen,
-      name,
-      times,
-      optional,
-      summary: summariseResponse(wire),
-      match: describeRequestMatch(encoded.wire),
-      used: 0,
-      requests: [] as LoggedRequest[],
-    };
-    this.#mirror.expectations.set(id, state);
-    this.#post({ type: 'expect', gen, id, name, match: encoded.wire, answer, times });
-    return new Expectation(this.#ctx, state);
+    return this.#scripting.expect(match, response, options);
   }
 
   /**
@@ -156,21 +115,7 @@ export class MockServer implements AsyncDisposable {
     response: MockServerResponse | ResponseHandler | Array<MockServerResponse | ResponseHandler>,
   ): void {
     this.#sync(true);
-    const list = Array.isArray(response) ? response : [response];
-    const entries: Array<{ index: number; answer: WireAnswer; times: number }> = [];
-    const states: FifoState[] = [];
-    list.forEach((one, i) => {
-      const index = this.#fifo + i + 1;
-      const where = `enqueue() #${index}`;
-      const { answer, wire } = this.#answer(one, `the response passed to ${where}`);
-      const times = checkTimes(where, wire?.times ?? 1);
-      entries.push({ index, answer, times });
-      states.push({ index, times, optional: wire?.optional ?? false, summary: summariseResponse(wire), used: 0 });
-    });
-    if (entries.length === 0) return;
-    this.#fifo += entries.length;
-    this.#mirror.fifo.push(...states);
-    this.#post({ type: 'enqueue', gen: this.#mirror.gen, entries });
+    this.#scripting.enqueue(response);
   }
 
   /**
@@ -180,24 +125,7 @@ export class MockServer implements AsyncDisposable {
    */
   hold(match?: RequestMatch, options?: HoldOptions): HeldRequest {
     this.#sync(true);
-    const id = this.#holds + 1;
-    const where = `hold() #${id}`;
-    const o = checkOptionKeys(options, ['afterEvents'], where);
-    const after = o.afterEvents;
-    if (after !== undefined && (!Number.isInteger(after) || after < 0)) {
-      throw optionError(where, 'afterEvents', 'an integer from 0', after);
-    }
-    const encoded = match === undefined ? undefined : encodeMatch(match, where, () => 0);
-    if (encoded?.predicate) {
-      throw optionError(where, 'match', 'a match without a predicate (a hold is decided in the server thread)', match);
-    }
-    this.#holds = id;
-    const gen = this.#mirror.gen;
-    const state = { gen, stage: 'waiting' as const, request: undefined };
-    this.#mirror.holds.set(id, state);
-    this.#post({ type: 'hold', gen, id, match: encoded?.wire, afterEvents: after });
-    const label = `hold() #${id}${encoded ? ` ${describeRequestMatch(encoded.wire)}` : ''}`;
-    return new HeldRequest(this.#ctx, id, state, after, label);
+    return this.#scripting.hold(match, options);
   }
 
   /** Every request so far, in order (HT-07). Exact once a client saw its answer. */
@@ -257,10 +185,11 @@ export class MockServer implements AsyncDisposable {
     this.#post({ type: 'reset', gen });
     this.#mirror.reset(gen);
     this.#asks.clear();
-    this.#expects = 0;
-    this.#fifo = 0;
-    this.#holds = 0;
-    this.#waits.fail((what) => new DisposedError(this.#ctx.name, `was reset() while ${what}.`), old);
+    this.#scripting.reset();
+    this.#waits.fail(
+      (what) => new DisposedError(this.#ctx.name, `was reset() while ${what}.`),
+      old,
+    );
   }
 
   /**
@@ -285,7 +214,8 @@ export class MockServer implements AsyncDisposable {
     if (!failure) this.#link.post({ type: 'dispose' });
     await this.#link.stop();
     this.#onDispose();
-    if (failure && !this.#failureThrown) throw new ServerWorkerError(failure.message, { cause: failure.cause });
+    if (failure && !this.#failureThrown)
+      throw new ServerWorkerError(failure.message, { cause: failure.cause });
     if (this.#settings.strict) this.assertDone();
   }
 
@@ -302,27 +232,6 @@ export class MockServer implements AsyncDisposable {
   #post(message: ControlMessage): void {
     if (this.#disposing === undefined) this.#link.post(message);
   }
-
-  #answer(
-    response: unknown,
-    where: string,
-  ): { answer: WireAnswer; wire: WireHttpResponse | undefined } {
-    if (typeof response === 'function') {
-      return { answer: { handler: this.#asks.addHandler(response as ResponseHandler) }, wire: undefined };
-    }
-    const wire = this.#check(response, where);
-    return { answer: { wire }, wire };
-  }
-
-  #check(value: unknown, where: string): WireHttpResponse {
-    const wire = toWireResponse(value, where);
-    if (wire.cut?.how === 'rst' && this.socketPath !== undefined) {
-      throw new InvalidResponseError(
-        `${where}: cut.how 'rst' needs a TCP connection, and this server listens on the Unix socket ${this.socketPath}. Use 'fin' or 'stall', or listen on TCP (the default).`,
-      );
-    }
-    return wire;
-  }
 }
 
 function ignore(): void {}
@@ -332,13 +241,4 @@ const links = new WeakMap<MockServer, ServerLink>();
 /** @internal For shimkit's own tests of the ServerWorkerError path: the worker throws from a timer. */
 export function crashServerWorker(server: MockServer): void {
   links.get(server)?.post({ type: 'crash' });
-}
-
-/** `times` as the worker counts it: `'always'` (Infinity in a wire response) never runs out. */
-function checkTimes(where: string, times: unknown): number {
-  if (times === 'always' || times === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
-  if (!Number.isInteger(times) || (times as number) < 1 || (times as number) > 1_000_000) {
-    throw optionError(where, 'times', "an integer from 1 to 1000000, or 'always'", times);
-  }
-  return times as number;
 }

@@ -132,7 +132,7 @@ function bytes(option: string, value: unknown, fallback: number, min: 0 | 1): nu
 
 function resolveListen(value: unknown): WireListen {
   if (value === undefined) return { kind: 'tcp', host: '127.0.0.1', port: 0 };
-  const expected = "{ host?, port? } or { path } (an absolute Unix socket path)";
+  const expected = '{ host?, port? } or { path } (an absolute Unix socket path)';
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw optionError(WHERE, 'listen', expected, value);
   }
@@ -142,7 +142,12 @@ function resolveListen(value: unknown): WireListen {
       throw optionError(WHERE, 'listen', `${expected}, not both`, value);
     }
     if (typeof path !== 'string' || !posix.isAbsolute(path) || path.includes('\0')) {
-      throw optionError(WHERE, 'listen', 'a { path } with an absolute socket path (in a dir made with mkdtemp)', value);
+      throw optionError(
+        WHERE,
+        'listen',
+        'a { path } with an absolute socket path (in a dir made with mkdtemp)',
+        value,
+      );
     }
     const limit = process.platform === 'linux' ? 107 : 103;
     if (Buffer.byteLength(path) > limit) {
@@ -154,9 +159,15 @@ function resolveListen(value: unknown): WireListen {
   }
   checkOptionKeys(value as object, ['host', 'port'], `${WHERE} \`listen\``);
   const { host = '127.0.0.1', port = 0 } = value as { host?: unknown; port?: unknown };
-  if (typeof host !== 'string' || host === '') throw optionError(WHERE, 'listen.host', 'a host name or address', host);
+  if (typeof host !== 'string' || host === '')
+    throw optionError(WHERE, 'listen.host', 'a host name or address', host);
   if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65535) {
-    throw optionError(WHERE, 'listen.port', 'an integer from 0 to 65535 (0 picks a free port)', port);
+    throw optionError(
+      WHERE,
+      'listen.port',
+      'an integer from 0 to 65535 (0 picks a free port)',
+      port,
+    );
   }
   return { kind: 'tcp', host, port: port as number };
 }

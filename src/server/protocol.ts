@@ -27,7 +27,9 @@ export interface WireRequestMatch {
 export type WireAnswer = { wire: WireHttpResponse } | { handler: number };
 
 /** Where the server listens, checked. */
-export type WireListen = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
+export type WireListen =
+  | { kind: 'tcp'; host: string; port: number }
+  | { kind: 'unix'; path: string };
 
 /** What the worker is started with (`workerData`, beside the two ports). */
 export interface WorkerSettings {
@@ -64,10 +66,7 @@ export interface WireEntry extends LoggedResponse {
 
 /** The parts of an entry that change after it was posted. */
 export type EntryPatch = Partial<
-  Pick<
-    WireEntry,
-    'status' | 'bytesSent' | 'events' | 'endedBy' | 'error' | 'startedAt' | 'endedAt'
-  >
+  Pick<WireEntry, 'status' | 'bytesSent' | 'events' | 'endedBy' | 'error' | 'startedAt' | 'endedAt'>
 >;
 
 /** Test's thread → worker. `gen` is the script generation (`reset()` starts a new one). */
@@ -81,8 +80,18 @@ export type ControlMessage =
       answer: WireAnswer;
       times: number;
     }
-  | { type: 'enqueue'; gen: number; entries: Array<{ index: number; answer: WireAnswer; times: number }> }
-  | { type: 'hold'; gen: number; id: number; match: WireRequestMatch | undefined; afterEvents: number | undefined }
+  | {
+      type: 'enqueue';
+      gen: number;
+      entries: Array<{ index: number; answer: WireAnswer; times: number }>;
+    }
+  | {
+      type: 'hold';
+      gen: number;
+      id: number;
+      match: WireRequestMatch | undefined;
+      afterEvents: number | undefined;
+    }
   | { type: 'release'; gen: number; id: number; response: WireHttpResponse | undefined }
   | { type: 'answer'; ask: number; ok: true; value: boolean | WireHttpResponse }
   | { type: 'answer'; ask: number; ok: false; error: string }

@@ -56,7 +56,10 @@ export function summariseResponse(wire: WireHttpResponse | undefined): string {
   else if (wire.kind === 'wire') parts.push(`wire:[${wire.pieces[0]?.length ?? 0} bytes]`);
   else if ((wire.pieces[0]?.length ?? 0) > 0) parts.push(`body:[${wire.pieces[0]?.length} bytes]`);
   if (wire.cut) {
-    const at = wire.cut.afterEvents !== undefined ? `${wire.cut.afterEvents} events` : `${wire.cut.afterBytes} bytes`;
+    const at =
+      wire.cut.afterEvents !== undefined
+        ? `${wire.cut.afterEvents} events`
+        : `${wire.cut.afterBytes} bytes`;
     parts.push(`cut:${wire.cut.how} after ${at}`);
   }
   if (wire.resetBeforeHeaders) parts.push('resetBeforeHeaders');

@@ -21,7 +21,12 @@ export function checkHeaders(where: string, value: unknown): CheckedHeaders {
   const checked: CheckedHeaders = { lines: [], names: new Set() };
   if (value === undefined) return checked;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw fieldError(where, 'headers', 'an object of header names to a string or a list of strings', value);
+    throw fieldError(
+      where,
+      'headers',
+      'an object of header names to a string or a list of strings',
+      value,
+    );
   }
   for (const [given, field] of Object.entries(value)) {
     if (field === undefined) continue;
@@ -36,8 +41,11 @@ export function checkHeaders(where: string, value: unknown): CheckedHeaders {
     checked.names.add(name);
     const values = Array.isArray(field) ? field : [field];
     for (const [i, line] of values.entries()) {
-      const at = Array.isArray(field) ? `headers[${JSON.stringify(given)}][${i}]` : `headers[${JSON.stringify(given)}]`;
-      if (typeof line !== 'string') throw fieldError(where, at, 'a string (or a list of strings)', line);
+      const at = Array.isArray(field)
+        ? `headers[${JSON.stringify(given)}][${i}]`
+        : `headers[${JSON.stringify(given)}]`;
+      if (typeof line !== 'string')
+        throw fieldError(where, at, 'a string (or a list of strings)', line);
       const problem = headerValueProblem(line);
       if (problem) throw fieldError(where, at, problem, line);
       checked.lines.push([name, line]);
@@ -108,7 +116,10 @@ export function checkCut(
     return { afterEvents: n, how };
   }
   const total = pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
-  return { afterBytes: count(where, 'cut.afterBytes', c.afterBytes, total, 'the body length'), how };
+  return {
+    afterBytes: count(where, 'cut.afterBytes', c.afterBytes, total, 'the body length'),
+    how,
+  };
 }
 
 function count(where: string, field: string, value: unknown, max: number, what: string): number {

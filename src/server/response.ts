@@ -60,8 +60,8 @@ function encode(value: unknown, where: string): WireHttpResponse {
   // change what was checked.
   const r: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    if (!(FIELDS as string[]).includes(key)) {
-      const guess = nearest(key, FIELDS as string[]);
+    if (!(FIELDS as readonly string[]).includes(key)) {
+      const guess = nearest(key, FIELDS);
       throw new InvalidResponseError(
         `Unknown key \`${key}\` in ${where}.${guess ? ` Did you mean \`${guess}\`?` : ''} Valid fields: ${FIELDS.join(', ')}.`,
       );
@@ -88,9 +88,17 @@ function encode(value: unknown, where: string): WireHttpResponse {
       );
     }
     const bytes = base64(where, 'wireBase64', r.wireBase64);
-    return { ...common, status: wireStatus(bytes), headers: [], kind: 'wire', pieces: [bytes], gaps: [0], cut: undefined };
+    return {
+      ...common,
+      status: wireStatus(bytes),
+      headers: [],
+      kind: 'wire',
+      pieces: [bytes],
+      gaps: [0],
+      cut: undefined,
+    };
   }
-  const status = r.status ?? 200;
+  const status = 'status' in r ? r.status : 200;
   if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 999) {
     throw fieldError(where, 'status', 'an integer from 100 to 999', status);
   }

@@ -77,7 +77,11 @@ export class Waits {
 }
 
 /** The `timeoutMs` option of a wait, checked: `where` names the call. */
-export function waitTimeout(options: { timeoutMs?: number } | undefined, where: string, fallback: number): number {
+export function waitTimeout(
+  options: { timeoutMs?: number } | undefined,
+  where: string,
+  fallback: number,
+): number {
   const o = checkOptionKeys(options, ['timeoutMs'], where);
   return checkMs(where, 'timeoutMs', o.timeoutMs, fallback, 1);
 }

@@ -6,6 +6,7 @@ import { Lines } from '../helpers/lines.js';
 import { curl, server } from '../helpers/server.js';
 
 const STREAM = fileURLToPath(new URL('../fixtures/http-stream.mjs', import.meta.url));
+const FORGOTTEN = fileURLToPath(new URL('../fixtures/forgotten-server.mjs', import.meta.url));
 const EVENTS = ['a', 'b', 'c', 'd'].map((data) => ({ data }));
 
 /** A streaming client in its own process; its lines, parsed. */
@@ -181,5 +182,18 @@ describe('barriers (HT-06)', () => {
     expect((await curl([`${api.url}/n`])).stdout.toString()).toBe('new');
     expect(api.requests().map((r) => [r.seq, r.claimedBy])).toEqual([[1, 'fifo#1']]);
     expect(e.used).toBe(0);
+  });
+
+  it("HT-06 a forgotten server keeps nothing alive: worker and ports are unref'd unless something of it is awaited", async () => {
+    const child = spawnTracked(process.execPath, [FORGOTTEN]);
+    const lines = new Lines(child);
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('close', (code) => resolve(code)),
+    );
+    expect(JSON.parse(await lines.next())).toMatchObject({ body: 'served' });
+    const deadline = new Promise<'still running'>((resolve) =>
+      setTimeout(() => resolve('still running'), 5000),
+    );
+    expect(await Promise.race([exited, deadline])).toBe(0);
   });
 });

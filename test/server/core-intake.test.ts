@@ -192,11 +192,18 @@ describe('bad input (HT-12)', () => {
     // A request cut short by its client (inside its request line; the half body
     // too, when its RST reads as an end of stream) is logged as such.
     const log = api.requests();
-    expect(log.filter((r) => r.path !== '').map((r) => r.path).sort()).toEqual(['/ok', '/stream']);
+    expect(
+      log
+        .filter((r) => r.path !== '')
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(['/ok', '/stream']);
     const cut = log.filter((r) => r.path === '');
     expect(cut.length).toBeGreaterThanOrEqual(1);
     for (const entry of cut) {
-      expect(entry.error).toMatch(/^shimkit: the client closed its connection in the middle of request #\d \(HPE_INVALID_EOF_STATE\); nothing was answered\.$/);
+      expect(entry.error).toMatch(
+        /^shimkit: the client closed its connection in the middle of request #\d \(HPE_INVALID_EOF_STATE\); nothing was answered\.$/,
+      );
       expect(entry.response).toMatchObject({ status: undefined, endedBy: 'client-abort' });
     }
   });

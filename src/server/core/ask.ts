@@ -34,7 +34,13 @@ export class Asker {
     this.#timeoutMs = timeoutMs;
   }
 
-  ask(gen: number, kind: AskKind, target: number, label: string, request: WireEntry): Promise<AskOutcome> {
+  ask(
+    gen: number,
+    kind: AskKind,
+    target: number,
+    label: string,
+    request: WireEntry,
+  ): Promise<AskOutcome> {
     const ask = this.#next++;
     return new Promise<AskOutcome>((resolve) => {
       const ms = this.#timeoutMs;

@@ -1,17 +1,16 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import type { ControlMessage, WireClaim, WireEntry, WorkerSettings } from '../protocol.js';
-import type { WireHttpResponse } from '../types.js';
-import { Asker, waitedFor } from './ask.js';
-import { type ClaimResult, Claims, type PendingClaim, Script } from './claim.js';
-import { Exchange } from './exchange.js';
+import type { ControlMessage, WorkerSettings } from '../protocol.js';
+import { answer } from './answer.js';
+import { Asker } from './ask.js';
+import { Claims, type PendingClaim, Script } from './claim.js';
+import type { Exchange } from './exchange.js';
 import { Holds, WorkerHold } from './holds.js';
-import { declaredLength, type Intake, readRequest } from './intake.js';
+import { declaredLength, readRequest } from './intake.js';
 import { type ListenHandlers, listen } from './listen.js';
 import { EntryLog } from './log.js';
-import { serve } from './serve.js';
-import { echoResponse, errorResponse, unmatchedText } from './unmatched.js';
+import { type CoreParts, entryOf, labelOf } from './parts.js';
+import { clientError, tooLarge } from './refuse.js';
 
 /**
  * The server in its worker thread: the script (expectations, FIFO, holds),
@@ -29,6 +28,7 @@ export class ServerCore {
   readonly #holds = new Holds();
   readonly #asker: Asker;
   readonly #claims: Claims;
+  readonly #parts: CoreParts;
   #server: Server | undefined;
   #disposed = false;
 
@@ -38,6 +38,15 @@ export class ServerCore {
     this.#log = new EntryLog(events);
     this.#asker = new Asker(this.#log, settings.timeoutMs);
     this.#claims = new Claims(this.#script, this.#asker, () => this.#drain());
+    this.#parts = {
+      settings,
+      script: this.#script,
+      holds: this.#holds,
+      log: this.#log,
+      asker: this.#asker,
+      disposed: () => this.#disposed,
+      internal: (x, cause) => this.#internal(x, cause),
+    };
   }
 
   async start(): Promise<void> {
@@ -47,10 +56,12 @@ export class ServerCore {
       checkContinue: (req, res) =>
         this.#guard(res, () => {
           const declared = declaredLength(req);
-          if (declared === undefined || declared <= this.#settings.bodyLimitBytes) res.writeContinue();
+          if (declared === undefined || declared <= this.#settings.bodyLimitBytes)
+            res.writeContinue();
           this.#onRequest(req, res);
         }),
-      clientError: (error, socket) => this.#guard(undefined, () => this.#clientError(error, socket)),
+      clientError: (error, socket) =>
+        this.#guard(undefined, () => clientError(this.#parts, error, socket)),
     };
     const listening = await listen(this.#settings.listen, handlers);
     if (!listening.ok) {
@@ -84,7 +95,9 @@ export class ServerCore {
         return;
       case 'hold':
         if (message.gen !== script.gen) return;
-        this.#holds.add(new WorkerHold(message.id, message.gen, message.match, message.afterEvents));
+        this.#holds.add(
+          new WorkerHold(message.id, message.gen, message.match, message.afterEvents),
+        );
         return;
       case 'release':
         if (message.gen === script.gen) this.#holds.get(message.id)?.release(message.response);
@@ -92,7 +105,9 @@ export class ServerCore {
       case 'answer':
         this.#asker.answer(
           message.ask,
-          message.ok ? { kind: 'answer', value: message.value } : { kind: 'error', error: message.error },
+          message.ok
+            ? { kind: 'answer', value: message.value }
+            : { kind: 'error', error: message.error },
         );
         return;
       case 'reset':
@@ -117,165 +132,20 @@ export class ServerCore {
       this.#guard(res, () => {
         if (this.#disposed) return;
         const script = this.#script;
-        if (intake.tooLarge) return this.#tooLarge(req, res, intake);
+        if (intake.tooLarge) return tooLarge(this.#parts, req, res, intake);
         const pending: PendingClaim = {
           gen: script.gen,
           seq: script.nextSeq(),
           view: intake.view,
           label: () => labelOf(intake, pending.seq),
-          entry: () => this.#entry(intake, pending.seq, null, null, undefined),
+          entry: () => entryOf(this.#parts, intake, pending.seq, null, null, undefined),
           verdicts: new Map(),
-          done: (result) => this.#guard(res, () => this.#claimed(req, res, intake, pending, result)),
+          done: (result) =>
+            this.#guard(res, () => answer(this.#parts, req, res, intake, pending, result)),
         };
         this.#claims.submit(pending);
       }),
     );
-  }
-
-  #claimed(
-    req: IncomingMessage,
-    res: ServerResponse,
-    intake: Intake,
-    pending: PendingClaim,
-    result: ClaimResult,
-  ): void {
-    const { gen, seq, view } = pending;
-    const label = pending.label();
-    let claim: WireClaim = null;
-    let claimedBy: string | null = null;
-    let wire: WireHttpResponse | undefined;
-    let handler: { id: number; what: string; kind: 'handler' | 'unmatched' } | undefined;
-    let error: string | undefined;
-    if (result.kind === 'expect' || result.kind === 'fifo') {
-      claim = result.kind === 'expect' ? { expect: result.id } : { fifo: result.index };
-      claimedBy = result.kind === 'expect' ? result.name : `fifo#${result.index}`;
-      const what = result.kind === 'expect' ? `expectation '${result.name}'` : `FIFO entry ${claimedBy}`;
-      if ('wire' in result.answer) wire = result.answer.wire;
-      else handler = { id: result.answer.handler, what: `the response function of ${what}`, kind: 'handler' };
-    } else if (result.kind === 'failed') {
-      error = result.error;
-      wire = errorResponse(500, 'shimkit_predicate_failed', error);
-    } else if (this.#settings.unmatched === 'fail') {
-      error = unmatchedText(this.#script, view, label, pending.verdicts);
-      wire = errorResponse(500, 'shimkit_unmatched', error);
-    } else if (this.#settings.unmatched === 'echo') {
-      wire = echoResponse(view);
-    } else {
-      handler = { id: 0, what: 'the unmatched function of createMockServer()', kind: 'unmatched' };
-    }
-    const hold = this.#holds.bind(view, seq);
-    const entry = this.#entry(intake, seq, claim, claimedBy, error);
-    entry.unmatched = result.kind === 'unmatched';
-    entry.hold = hold?.id;
-    this.#log.entry(gen, entry);
-    if (hold) this.#log.post({ type: 'held', gen, id: hold.id, seq, stage: 'received' });
-    const x = new Exchange({ gen, seq, req, res, log: this.#log, timeoutMs: this.#settings.timeoutMs, hold, label });
-    const run = async () => {
-      if (handler) {
-        const outcome = await this.#asker.ask(gen, handler.kind, handler.id, claimedBy ?? '', entry);
-        if (outcome.kind === 'answer' && typeof outcome.value === 'object') wire = outcome.value;
-        else if (outcome.kind === 'cancelled' && this.#disposed) return;
-        else {
-          error =
-            outcome.kind === 'timeout'
-              ? waitedFor(handler.what, label, outcome.ms)
-              : outcome.kind === 'error'
-                ? `shimkit: ${handler.what} failed for ${label}: ${outcome.error}`
-                : `shimkit: ${handler.what} for ${label} was ended by reset().`;
-          wire = errorResponse(500, 'shimkit_handler_failed', error);
-        }
-      }
-      await serve(x, wire as WireHttpResponse, error);
-    };
-    run().catch((cause: unknown) => this.#internal(x, cause));
-  }
-
-  #tooLarge(req: IncomingMessage, res: ServerResponse, intake: Intake): void {
-    const script = this.#script;
-    const seq = script.nextSeq();
-    const label = labelOf(intake, seq);
-    const error = `shimkit: the body of ${label} has ${intake.bodyBytes} bytes, over the limit of ${this.#settings.bodyLimitBytes} (the bodyLimitBytes option of createMockServer()); answered 413.`;
-    this.#log.entry(script.gen, this.#entry(intake, seq, null, null, error));
-    const x = new Exchange({ gen: script.gen, seq, req, res, log: this.#log, timeoutMs: 0, hold: undefined, label });
-    const wire = errorResponse(413, 'shimkit_body_too_large', error);
-    wire.headers.push(['connection', 'close']);
-    serve(x, wire, error).catch((cause: unknown) => this.#internal(x, cause));
-  }
-
-  #clientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string }, socket: Socket): void {
-    if (error.code === 'ECONNRESET' || !socket.writable || this.#disposed) {
-      socket.destroy();
-      return;
-    }
-    const script = this.#script;
-    const seq = script.nextSeq();
-    if (error.code === 'HPE_INVALID_EOF_STATE') {
-      // The client closed its connection in the middle of a request: nobody to answer.
-      const message = `shimkit: the client closed its connection in the middle of request #${seq} (HPE_INVALID_EOF_STATE); nothing was answered.`;
-      const raw = error.rawPacket ?? Buffer.alloc(0);
-      const entry = this.#entry(
-        { view: { method: '', path: '', query: {}, headers: {}, body: raw }, receivedAt: Date.now(), bodyBytes: raw.length, tooLarge: false },
-        seq,
-        null,
-        null,
-        message,
-      );
-      Object.assign(entry, { endedBy: 'client-abort', endedAt: Date.now() });
-      this.#log.entry(script.gen, entry);
-      socket.destroy();
-      return;
-    }
-    const status =
-      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const reason = error.reason ?? error.message;
-    const message = `shimkit: request #${seq} is not well-formed HTTP (${error.code ?? 'parse error'}: ${reason}); answered ${status}.`;
-    const raw = error.rawPacket ?? Buffer.alloc(0);
-    const intake: Intake = {
-      view: { method: '', path: '', query: {}, headers: {}, body: raw },
-      receivedAt: Date.now(),
-      bodyBytes: raw.length,
-      tooLarge: false,
-    };
-    const body = errorResponse(status, 'shimkit_bad_request', message).pieces[0] as Uint8Array;
-    const entry = this.#entry(intake, seq, null, null, message);
-    Object.assign(entry, { status, bytesSent: body.length, endedBy: 'complete', startedAt: Date.now() });
-    this.#log.entry(script.gen, entry);
-    const head = `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : status === 431 ? 'Request Header Fields Too Large' : 'Request Timeout'}\r\ncontent-type: application/json\r\nx-should-retry: false\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n`;
-    socket.end(Buffer.concat([Buffer.from(head), body]), () =>
-      this.#log.patch(script.gen, seq, { endedAt: Date.now() }),
-    );
-  }
-
-  #entry(
-    intake: Intake,
-    seq: number,
-    claim: WireClaim,
-    claimedBy: string | null,
-    error: string | undefined,
-  ): WireEntry {
-    const { view } = intake;
-    return {
-      seq,
-      method: view.method,
-      path: view.path,
-      query: view.query,
-      headers: view.headers,
-      // A copy of its own: a view on a bigger buffer would be cloned whole.
-      body: new Uint8Array(view.body.subarray(0, this.#settings.logBodyBytes)),
-      bodyBytes: intake.bodyBytes,
-      receivedAt: intake.receivedAt,
-      claimedBy,
-      claim,
-      error,
-      unmatched: false,
-      hold: undefined,
-      status: undefined,
-      bytesSent: 0,
-      events: 0,
-      endedBy: undefined,
-      startedAt: undefined,
-      endedAt: undefined,
-    };
   }
 
   /** Run `fn`; whatever it throws ends only that request. */
@@ -317,8 +187,4 @@ export class ServerCore {
     this.#log.post({ type: 'disposed' });
     this.#control.close();
   }
-}
-
-function labelOf(intake: Intake, seq: number): string {
-  return `${intake.view.method} ${intake.view.path} (request #${seq})`;
 }

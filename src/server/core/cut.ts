@@ -30,7 +30,8 @@ export async function cutNow(x: Exchange, how: ResponseCut['how'], error?: strin
 export function resetNow(x: Exchange): void {
   x.end('cut');
   const socket = x.socket;
-  if (typeof socket.resetAndDestroy === 'function' && socket.remoteAddress) socket.resetAndDestroy();
+  if (typeof socket.resetAndDestroy === 'function' && socket.remoteAddress)
+    socket.resetAndDestroy();
   else socket.destroy();
   x.finish();
 }

@@ -94,9 +94,7 @@ function isAny(value: unknown): value is { any: true } {
 function isPattern(value: unknown): value is { regex: string; flags: string } {
   if (!isRecord(value)) return false;
   const keys = Object.keys(value);
-  return (
-    keys.length === 2 && typeof value.regex === 'string' && typeof value.flags === 'string'
-  );
+  return keys.length === 2 && typeof value.regex === 'string' && typeof value.flags === 'string';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -26,7 +26,12 @@ export class WorkerHold {
   #ended: string | undefined;
   #wake: ((outcome: HoldOutcome) => void) | undefined;
 
-  constructor(id: number, gen: number, match: WireRequestMatch | undefined, afterEvents: number | undefined) {
+  constructor(
+    id: number,
+    gen: number,
+    match: WireRequestMatch | undefined,
+    afterEvents: number | undefined,
+  ) {
     this.id = id;
     this.gen = gen;
     this.match = match;
@@ -37,6 +42,8 @@ export class WorkerHold {
   block(log: EntryLog, timeoutMs: number): Promise<HoldOutcome> {
     if (this.#ended !== undefined) return Promise.resolve({ kind: 'ended', why: this.#ended });
     if (this.#released) return Promise.resolve({ kind: 'released', ...this.#released });
+    // At a barrier the counters are exact: what was written so far goes first.
+    log.flush();
     log.post({ type: 'held', gen: this.gen, id: this.id, seq: this.seq ?? 0, stage: 'blocked' });
     return new Promise<HoldOutcome>((resolve) => {
       const timer = setTimeout(() => this.#settle({ kind: 'timeout', ms: timeoutMs }), timeoutMs);

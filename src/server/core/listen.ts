@@ -14,7 +14,10 @@ import type { WireListen } from '../protocol.js';
 export interface ListenHandlers {
   request(req: IncomingMessage, res: ServerResponse): void;
   checkContinue(req: IncomingMessage, res: ServerResponse): void;
-  clientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string }, socket: Socket): void;
+  clientError(
+    error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string },
+    socket: Socket,
+  ): void;
 }
 
 export type Listening =
@@ -28,7 +31,12 @@ export function listen(address: WireListen, handlers: ListenHandlers): Promise<L
   const where = address.kind === 'tcp' ? `${address.host}:${address.port}` : address.path;
   return new Promise<Listening>((resolve) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      resolve({ ok: false, address: where, errno: error.code, message: listenAdvice(where, error) });
+      resolve({
+        ok: false,
+        address: where,
+        errno: error.code,
+        message: listenAdvice(where, error),
+      });
     });
     const ready = () => {
       server.removeAllListeners('error');
@@ -38,7 +46,12 @@ export function listen(address: WireListen, handlers: ListenHandlers): Promise<L
         return;
       }
       const { port } = server.address() as { port: number };
-      resolve({ ok: true, server, url: `http://${urlHost(address.host)}:${port}`, socketPath: undefined });
+      resolve({
+        ok: true,
+        server,
+        url: `http://${urlHost(address.host)}:${port}`,
+        socketPath: undefined,
+      });
     };
     if (address.kind === 'unix') server.listen({ path: address.path, backlog: 4096 }, ready);
     else server.listen({ host: address.host, port: address.port, backlog: 4096 }, ready);

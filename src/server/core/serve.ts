@@ -37,9 +37,14 @@ function writeHead(x: Exchange, response: WireHttpResponse, error: string | unde
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of response.headers) {
     const had = headers[name];
-    headers[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [String(had)]), value];
+    headers[name] =
+      had === undefined ? value : [...(Array.isArray(had) ? had : [String(had)]), value];
   }
-  if (response.kind === 'body' && headers['content-length'] === undefined && !headers['transfer-encoding']) {
+  if (
+    response.kind === 'body' &&
+    headers['content-length'] === undefined &&
+    !headers['transfer-encoding']
+  ) {
     headers['content-length'] = String(response.pieces[0]?.length ?? 0);
   }
   x.patch(
@@ -81,7 +86,10 @@ async function writeBody(x: Exchange, response: WireHttpResponse): Promise<void>
  * false`) whose text says why; after them the connection ends without its
  * last chunk. dispose() closes the connection itself.
  */
-async function heldEnd(x: Exchange, outcome: Exclude<HoldOutcome, { kind: 'released' }>): Promise<void> {
+async function heldEnd(
+  x: Exchange,
+  outcome: Exclude<HoldOutcome, { kind: 'released' }>,
+): Promise<void> {
   if (outcome.kind === 'ended' && outcome.why === 'dispose') return;
   const message =
     outcome.kind === 'timeout'

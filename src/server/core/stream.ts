@@ -14,7 +14,10 @@ import type { HoldOutcome } from './holds.js';
  */
 
 /** What ends a held stream that is not released: posted by serve.ts. */
-export type HeldEnd = (x: Exchange, outcome: Exclude<HoldOutcome, { kind: 'released' }>) => Promise<void>;
+export type HeldEnd = (
+  x: Exchange,
+  outcome: Exclude<HoldOutcome, { kind: 'released' }>,
+) => Promise<void>;
 
 export async function writeStream(
   x: Exchange,

@@ -7,7 +7,9 @@ import type { Exchange } from './exchange.js';
  * included — then the end of the connection (no keep-alive after it).
  */
 export async function writeWire(x: Exchange, response: WireHttpResponse): Promise<void> {
-  const first = Buffer.from(response.pieces[0] ?? new Uint8Array(0)).subarray(0, 16).toString('latin1');
+  const first = Buffer.from(response.pieces[0] ?? new Uint8Array(0))
+    .subarray(0, 16)
+    .toString('latin1');
   const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(first)?.[1];
   x.patch({ status: status === undefined ? undefined : Number(status), startedAt: Date.now() });
   const socket = x.socket;

@@ -120,14 +120,22 @@ function dataText(where: string | undefined, data: unknown): string {
 }
 
 /** One line of text: no CR or LF, no lone surrogate. */
-function checkLine(where: string | undefined, field: string, value: unknown): asserts value is string {
+function checkLine(
+  where: string | undefined,
+  field: string,
+  value: unknown,
+): asserts value is string {
   checkText(where, field, value);
   if (LINE_BREAK.test(value)) {
     throw fieldError(where, field, 'a string without CR or LF (it is one line)', value);
   }
 }
 
-function checkText(where: string | undefined, field: string, value: unknown): asserts value is string {
+function checkText(
+  where: string | undefined,
+  field: string,
+  value: unknown,
+): asserts value is string {
   if (typeof value !== 'string') throw fieldError(where, field, 'a string', value);
   const surrogate = LONE_SURROGATE.exec(value);
   if (surrogate) {

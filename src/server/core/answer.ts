@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WireClaim } from '../protocol.js';
+import type { WireHttpResponse } from '../types.js';
+import { waitedFor } from './ask.js';
+import type { ClaimResult, PendingClaim } from './claim.js';
+import { Exchange } from './exchange.js';
+import type { Intake } from './intake.js';
+import { type CoreParts, entryOf } from './parts.js';
+import { serve } from './serve.js';
+import { echoResponse, errorResponse, unmatchedText } from './unmatched.js';
+
+/** A response function to ask the test's thread for. */
+interface Handler {
+  id: number;
+  what: string;
+  kind: 'handler' | 'unmatched';
+}
+
+/**
+ * Answer a claimed request: what answers it (the claimed data, a function
+ * to ask for, or the `unmatched` policy), its log entry (posted now, before
+ * any byte), the hold it falls into, then the serving.
+ */
+export function answer(
+  parts: CoreParts,
+  req: IncomingMessage,
+  res: ServerResponse,
+  intake: Intake,
+  pending: PendingClaim,
+  result: ClaimResult,
+): void {
+  const { gen, seq, view } = pending;
+  const label = pending.label();
+  let claim: WireClaim = null;
+  let claimedBy: string | null = null;
+  let wire: WireHttpResponse | undefined;
+  let handler: Handler | undefined;
+  let error: string | undefined;
+  if (result.kind === 'expect' || result.kind === 'fifo') {
+    claim = result.kind === 'expect' ? { expect: result.id } : { fifo: result.index };
+    claimedBy = result.kind === 'expect' ? result.name : `fifo#${result.index}`;
+    const what =
+      result.kind === 'expect' ? `expectation '${result.name}'` : `FIFO entry ${claimedBy}`;
+    if ('wire' in result.answer) wire = result.answer.wire;
+    else
+      handler = {
+        id: result.answer.handler,
+        what: `the response function of ${what}`,
+        kind: 'handler',
+      };
+  } else if (result.kind === 'failed') {
+    error = result.error;
+    wire = errorResponse(500, 'shimkit_predicate_failed', error);
+  } else if (parts.settings.unmatched === 'fail') {
+    error = unmatchedText(parts.script, view, label, pending.verdicts);
+    wire = errorResponse(500, 'shimkit_unmatched', error);
+  } else if (parts.settings.unmatched === 'echo') {
+    wire = echoResponse(view);
+  } else {
+    handler = { id: 0, what: 'the unmatched function of createMockServer()', kind: 'unmatched' };
+  }
+  const hold = parts.holds.bind(view, seq);
+  const entry = entryOf(parts, intake, seq, claim, claimedBy, error);
+  entry.unmatched = result.kind === 'unmatched';
+  entry.hold = hold?.id;
+  parts.log.entry(gen, entry);
+  if (hold) parts.log.post({ type: 'held', gen, id: hold.id, seq, stage: 'received' });
+  const timeoutMs = parts.settings.timeoutMs;
+  const x = new Exchange({ gen, seq, req, res, log: parts.log, timeoutMs, hold, label });
+  const run = async () => {
+    if (handler) {
+      const outcome = await parts.asker.ask(gen, handler.kind, handler.id, claimedBy ?? '', entry);
+      if (outcome.kind === 'answer' && typeof outcome.value === 'object') wire = outcome.value;
+      else if (outcome.kind === 'cancelled' && parts.disposed()) return;
+      else {
+        error =
+          outcome.kind === 'timeout'
+            ? waitedFor(handler.what, label, outcome.ms)
+            : outcome.kind === 'error'
+              ? `shimkit: ${handler.what} failed for ${label}: ${outcome.error}`
+              : `shimkit: ${handler.what} for ${label} was ended by reset().`;
+        wire = errorResponse(500, 'shimkit_handler_failed', error);
+      }
+    }
+    await serve(x, wire as WireHttpResponse, error);
+  };
+  run().catch((cause: unknown) => parts.internal(x, cause));
+}

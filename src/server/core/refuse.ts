@@ -1,0 +1,87 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Exchange } from './exchange.js';
+import type { Intake } from './intake.js';
+import { type CoreParts, entryOf, labelOf, rawIntake } from './parts.js';
+import { serve } from './serve.js';
+import { errorResponse } from './unmatched.js';
+
+/**
+ * Requests refused before any claim (design §6): a body over
+ * `bodyLimitBytes` (413, `connection: close`), and what Node's parser
+ * rejects (`clientError`: 400, or 431/408) — each logged with an `error`
+ * that says what was wrong, before its answer is written.
+ */
+
+export function tooLarge(
+  parts: CoreParts,
+  req: IncomingMessage,
+  res: ServerResponse,
+  intake: Intake,
+): void {
+  const { script, log } = parts;
+  const seq = script.nextSeq();
+  const label = labelOf(intake, seq);
+  const error = `shimkit: the body of ${label} has ${intake.bodyBytes} bytes, over the limit of ${parts.settings.bodyLimitBytes} (the bodyLimitBytes option of createMockServer()); answered 413.`;
+  log.entry(script.gen, entryOf(parts, intake, seq, null, null, error));
+  const x = new Exchange({
+    gen: script.gen,
+    seq,
+    req,
+    res,
+    log,
+    timeoutMs: 0,
+    hold: undefined,
+    label,
+  });
+  const wire = errorResponse(413, 'shimkit_body_too_large', error);
+  wire.headers.push(['connection', 'close']);
+  serve(x, wire, error).catch((cause: unknown) => parts.internal(x, cause));
+}
+
+export type ParseError = NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string };
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+export function clientError(parts: CoreParts, error: ParseError, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable || parts.disposed()) {
+    socket.destroy();
+    return;
+  }
+  const { script, log } = parts;
+  const seq = script.nextSeq();
+  const intake = rawIntake(error.rawPacket ?? Buffer.alloc(0));
+  if (error.code === 'HPE_INVALID_EOF_STATE') {
+    // The client closed its connection in the middle of a request: nobody to answer.
+    const message = `shimkit: the client closed its connection in the middle of request #${seq} (HPE_INVALID_EOF_STATE); nothing was answered.`;
+    const entry = entryOf(parts, intake, seq, null, null, message);
+    Object.assign(entry, { endedBy: 'client-abort', endedAt: Date.now() });
+    log.entry(script.gen, entry);
+    socket.destroy();
+    return;
+  }
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 431
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 408
+        : 400;
+  const message = `shimkit: request #${seq} is not well-formed HTTP (${error.code ?? 'parse error'}: ${error.reason ?? error.message}); answered ${status}.`;
+  const body = errorResponse(status, 'shimkit_bad_request', message).pieces[0] as Uint8Array;
+  const entry = entryOf(parts, intake, seq, null, null, message);
+  Object.assign(entry, {
+    status,
+    bytesSent: body.length,
+    endedBy: 'complete',
+    startedAt: Date.now(),
+  });
+  log.entry(script.gen, entry);
+  const head = `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: application/json\r\nx-should-retry: false\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n`;
+  socket.end(Buffer.concat([Buffer.from(head), body]), () =>
+    log.patch(script.gen, seq, { endedAt: Date.now() }),
+  );
+}

@@ -1,0 +1,185 @@
+import { InvalidResponseError } from '../internal/errors.js';
+import { checkOptionKeys, optionError } from '../internal/options.js';
+import type { Asks } from './asks.js';
+import type { ServerContext } from './context.js';
+import { Expectation } from './expectation.js';
+import { HeldRequest } from './hold.js';
+import { describeRequestMatch, encodeMatch } from './match.js';
+import type { FifoState } from './mirror.js';
+import type { WireAnswer } from './protocol.js';
+import { summariseResponse } from './report.js';
+import { toWireResponse } from './response.js';
+import type {
+  LoggedRequest,
+  MockServerResponse,
+  RequestMatch,
+  ResponseHandler,
+  WireHttpResponse,
+} from './types.js';
+
+/** The options of `expect()`. */
+export interface ExpectOptions {
+  /** Its name in `claimedBy`, reports and the unmatched 500. @default `expect#<n>` */
+  name?: string;
+  /** How many requests it answers (`'always'`: every one that fits). @default the response's `times`, else 1 */
+  times?: number | 'always';
+  /** `assertDone()` does not ask for it. @default the response's `optional`, else false */
+  optional?: boolean;
+}
+
+/** The options of `hold()`. */
+export interface HoldOptions {
+  /** Pause after this many SSE events (or chunks) were written; without it, before the headers. */
+  afterEvents?: number;
+}
+
+/**
+ * The scripting calls of a MockServer — `expect()`, `enqueue()`, `hold()` —
+ * checked on the test's thread (a bad match, response or option throws
+ * there), recorded in the mirror, then posted to the worker, which sees
+ * them before its next claim. Numbers (`expect#<n>`, `fifo#<n>`, hold ids)
+ * count from 1 again after `reset()`.
+ */
+export class Scripting {
+  readonly #ctx: ServerContext;
+  readonly #asks: Asks;
+  readonly #socketPath: string | undefined;
+  #expects = 0;
+  #fifo = 0;
+  #holds = 0;
+
+  constructor(ctx: ServerContext, asks: Asks, socketPath: string | undefined) {
+    this.#ctx = ctx;
+    this.#asks = asks;
+    this.#socketPath = socketPath;
+  }
+
+  expect(
+    match: RequestMatch,
+    response: MockServerResponse | ResponseHandler,
+    options?: ExpectOptions,
+  ): Expectation {
+    const id = this.#expects + 1;
+    const where = `expect() #${id}`;
+    const o = checkOptionKeys(options, ['name', 'times', 'optional'], where);
+    if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) {
+      throw optionError(where, 'name', 'a non-empty string', o.name);
+    }
+    const name = o.name ?? `expect#${id}`;
+    const encoded = encodeMatch(match, where, (fn) => this.#asks.addPredicate(fn));
+    const { answer, wire } = this.#answer(response, `the response passed to ${where}`);
+    const times = checkTimes(where, o.times ?? wire?.times ?? 1);
+    const optional = o.optional ?? wire?.optional ?? false;
+    if (typeof optional !== 'boolean')
+      throw optionError(where, 'optional', 'true or false', optional);
+    this.#expects = id;
+    const gen = this.#ctx.mirror.gen;
+    const state = {
+      id,
+      gen,
+      name,
+      times,
+      optional,
+      summary: summariseResponse(wire),
+      match: describeRequestMatch(encoded.wire),
+      used: 0,
+      requests: [] as LoggedRequest[],
+    };
+    this.#ctx.mirror.expectations.set(id, state);
+    this.#ctx.post({ type: 'expect', gen, id, name, match: encoded.wire, answer, times });
+    return new Expectation(this.#ctx, state);
+  }
+
+  enqueue(
+    response: MockServerResponse | ResponseHandler | Array<MockServerResponse | ResponseHandler>,
+  ): void {
+    const list = Array.isArray(response) ? response : [response];
+    const entries: Array<{ index: number; answer: WireAnswer; times: number }> = [];
+    const states: FifoState[] = [];
+    list.forEach((one, i) => {
+      const index = this.#fifo + i + 1;
+      const where = `enqueue() #${index}`;
+      const { answer, wire } = this.#answer(one, `the response passed to ${where}`);
+      const times = checkTimes(where, wire?.times ?? 1);
+      entries.push({ index, answer, times });
+      states.push({
+        index,
+        times,
+        optional: wire?.optional ?? false,
+        summary: summariseResponse(wire),
+        used: 0,
+      });
+    });
+    if (entries.length === 0) return;
+    this.#fifo += entries.length;
+    this.#ctx.mirror.fifo.push(...states);
+    this.#ctx.post({ type: 'enqueue', gen: this.#ctx.mirror.gen, entries });
+  }
+
+  hold(match?: RequestMatch, options?: HoldOptions): HeldRequest {
+    const id = this.#holds + 1;
+    const where = `hold() #${id}`;
+    const o = checkOptionKeys(options, ['afterEvents'], where);
+    const after = o.afterEvents;
+    if (after !== undefined && (!Number.isInteger(after) || after < 0)) {
+      throw optionError(where, 'afterEvents', 'an integer from 0', after);
+    }
+    const encoded = match === undefined ? undefined : encodeMatch(match, where, () => 0);
+    if (encoded?.predicate) {
+      throw optionError(
+        where,
+        'match',
+        'a match without a predicate (a hold is decided in the server thread)',
+        match,
+      );
+    }
+    this.#holds = id;
+    const gen = this.#ctx.mirror.gen;
+    const state = { gen, stage: 'waiting' as const, request: undefined };
+    this.#ctx.mirror.holds.set(id, state);
+    this.#ctx.post({ type: 'hold', gen, id, match: encoded?.wire, afterEvents: after });
+    const label = `hold() #${id}${encoded ? ` ${describeRequestMatch(encoded.wire)}` : ''}`;
+    return new HeldRequest(this.#ctx, id, state, after, label);
+  }
+
+  /** reset(): numbering starts again. */
+  reset(): void {
+    this.#expects = 0;
+    this.#fifo = 0;
+    this.#holds = 0;
+  }
+
+  #answer(
+    response: unknown,
+    where: string,
+  ): { answer: WireAnswer; wire: WireHttpResponse | undefined } {
+    if (typeof response === 'function') {
+      return {
+        answer: { handler: this.#asks.addHandler(response as ResponseHandler) },
+        wire: undefined,
+      };
+    }
+    const wire = this.check(response, where);
+    return { answer: { wire }, wire };
+  }
+
+  /** A response checked for this server: toWireResponse, and no `rst` on a Unix socket. */
+  check(value: unknown, where: string): WireHttpResponse {
+    const wire = toWireResponse(value, where);
+    if (wire.cut?.how === 'rst' && this.#socketPath !== undefined) {
+      throw new InvalidResponseError(
+        `${where}: cut.how 'rst' needs a TCP connection, and this server listens on the Unix socket ${this.#socketPath}. Use 'fin' or 'stall', or listen on TCP (the default).`,
+      );
+    }
+    return wire;
+  }
+}
+
+/** `times` as the worker counts it: `'always'` (Infinity in a wire response) never runs out. */
+function checkTimes(where: string, times: unknown): number {
+  if (times === 'always' || times === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
+  if (!Number.isInteger(times) || (times as number) < 1 || (times as number) > 1_000_000) {
+    throw optionError(where, 'times', "an integer from 1 to 1000000, or 'always'", times);
+  }
+  return times as number;
+}

@@ -1,0 +1,57 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  any,
+  createMockServer,
+  type Expectation,
+  type HeldRequest,
+  type LoggedRequest,
+  type MockServer,
+  type MockServerOptions,
+  type RequestMatch,
+} from '../../src/index.js';
+
+describe('createMockServer types (HT-01, HT-03, HT-06, HT-07)', () => {
+  it('HT-01 createMockServer resolves to an async-disposable MockServer', () => {
+    expectTypeOf(createMockServer).returns.toEqualTypeOf<Promise<MockServer>>();
+    expectTypeOf<MockServer>().toMatchTypeOf<AsyncDisposable>();
+    expectTypeOf<MockServer['url']>().toEqualTypeOf<string>();
+    expectTypeOf<MockServer['socketPath']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<MockServer['env']>().returns.toEqualTypeOf<Record<string, string>>();
+  });
+
+  it('HT-03 options and matches take what the SPEC names', () => {
+    expectTypeOf<{ strict: true; unmatched: 'fail' }>().toMatchTypeOf<MockServerOptions>();
+    expectTypeOf<{ listen: { path: string } }>().toMatchTypeOf<MockServerOptions>();
+    expectTypeOf<{
+      unmatched: (r: LoggedRequest) => { status: number };
+    }>().toMatchTypeOf<MockServerOptions>();
+    const match: RequestMatch = {
+      method: 'POST',
+      path: /^\/v1\//,
+      query: { a: 'b', c: any() },
+      headers: { authorization: /Bearer/ },
+      json: { stream: true },
+      predicate: (request) => request.json !== undefined,
+    };
+    expectTypeOf(match).toMatchTypeOf<RequestMatch>();
+    // @ts-expect-error a method is a string
+    const bad: RequestMatch = { method: 1 };
+    void bad;
+  });
+
+  it('HT-06 expect() gives an Expectation, hold() a HeldRequest, and their waits resolve as named', () => {
+    expectTypeOf<MockServer['expect']>().returns.toEqualTypeOf<Expectation>();
+    expectTypeOf<MockServer['hold']>().returns.toEqualTypeOf<HeldRequest>();
+    expectTypeOf<Expectation['waitSatisfied']>().returns.toEqualTypeOf<Promise<void>>();
+    expectTypeOf<HeldRequest['waitBlocked']>().returns.toEqualTypeOf<Promise<LoggedRequest>>();
+    expectTypeOf<MockServer['waitForRequests']>().returns.toEqualTypeOf<Promise<LoggedRequest[]>>();
+  });
+
+  it('HT-07 a log entry has claimedBy and the response fields', () => {
+    expectTypeOf<LoggedRequest['claimedBy']>().toEqualTypeOf<string | null>();
+    expectTypeOf<LoggedRequest['response']['endedBy']>().toEqualTypeOf<
+      'complete' | 'cut' | 'client-abort' | undefined
+    >();
+    expectTypeOf<LoggedRequest['query']>().toEqualTypeOf<Record<string, string>>();
+  });
+});
