@@ -52,6 +52,8 @@ export default defineConfig([
       'cli/proxy': 'src/cli/proxy.ts',
       'cli/clean': 'src/cli/clean.ts',
       'cli/demo': 'src/cli/demo.ts',
+      'cli/serve': 'src/cli/serve.ts',
+      'cli/server': 'src/cli/server.ts',
     },
     format: ['esm'],
     target: 'node20',

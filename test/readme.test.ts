@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kindOf, type ReadmeBlock, readmeBlocks } from '../scripts/readme-snippets.mjs';
+import { serverTestDir } from './cli/server-helpers.js';
 import { python3, runCommand, testDir } from './helpers/index.js';
 
 const REPO = new URL('..', import.meta.url).pathname;
@@ -70,6 +71,7 @@ describe('README.md: every example runs as it is printed', () => {
     expect(blocks.map((b) => `${b.lang} ${b.heading}`).sort()).toEqual(
       [
         'bash From bash, pytest or Go: the `shimkit` command',
+        'bash A mock OpenAI or Anthropic API: `shimkit serve`',
         'go From bash, pytest or Go: the `shimkit` command',
         'js jest and node:test',
         'python From bash, pytest or Go: the `shimkit` command',
@@ -127,6 +129,20 @@ describe('README.md: every example runs as it is printed', () => {
     const out = r.stdout.toString() + r.stderr.toString();
     expect(r.code, out).toBe(0);
     expect(out).toContain('ok 1 release tags and pushes the current branch');
+  });
+
+  it('HT-10 the shimkit serve example, run by bats from the project root', async () => {
+    const dir = project();
+    copy(block('bash', 'A mock OpenAI or Anthropic API: `shimkit serve`'), dir, 'api.bats');
+    const bats = join(require.resolve('bats/package.json'), '..', 'bin', 'bats');
+    // A server the example left running (a failed teardown) is killed when the test ends.
+    const r = await runCommand(bats, ['--tap', 'api.bats'], {
+      cwd: dir,
+      env: { ...process.env, TMPDIR: serverTestDir() },
+    });
+    const out = r.stdout.toString() + r.stderr.toString();
+    expect(r.code, out).toBe(0);
+    expect(out).toContain('ok 1 a chat stream, then a rate limit');
   });
 
   const python = python3();

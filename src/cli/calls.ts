@@ -3,6 +3,8 @@ import { parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode } from './exit-codes.js';
 import { commandModule } from './run.js';
+import { firstPositional, isServerDir } from './server-dir.js';
+import { serverForms } from './server-flags.js';
 import { plural, shQuote } from './words.js';
 
 /** The mocks a command names (all of the dir's when none is named). */
@@ -107,10 +109,15 @@ Options:
   --json   print {"ok":true|false,"mocks":[{"name","ok","calls","report"}]} on stdout instead
            ("report" is null when the mock is done)
 
+With D a mock server's dir (shimkit serve), verify checks the server's scripted responses
+instead: see \`shimkit verify D --help\` there.
+
 Examples:
   shimkit verify "$D"
   shimkit verify "$D" git || exit 1`,
-  run(argv) {
+  async run(argv) {
+    // A mock server's dir (shimkit serve): its own report.
+    if (isServerDir(firstPositional(argv, {}))) return (await serverForms()).exec('verify', argv);
     const args = parseArgs('verify', argv, { json: { kind: 'switch' } });
     const [dir, ...names] = positionals('verify', args, ['D'], [], true) as [string, ...string[]];
     const results = mocksOf(dir, names).map((mock) => {

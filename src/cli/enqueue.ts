@@ -4,6 +4,25 @@ import { milliseconds, type Parsed, parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { commandModule } from './run.js';
+import { firstPositional, isServerDir } from './server-dir.js';
+import { SERVER_ENQUEUE_FLAGS, serverForms } from './server-flags.js';
+
+const FLAGS = {
+  stdout: { kind: 'value', value: 'TEXT' },
+  stderr: { kind: 'value', value: 'TEXT' },
+  'stdout-base64': { kind: 'value', value: 'B64' },
+  'stderr-base64': { kind: 'value', value: 'B64' },
+  exit: { kind: 'value', value: 'N' },
+  delay: { kind: 'value', value: 'DURATION' },
+  'match-args': { kind: 'value', value: 'ARGS' },
+  'match-prefix': { kind: 'value', value: 'ARGS' },
+  times: { kind: 'value', value: 'N|always' },
+  optional: { kind: 'switch' },
+  signal: { kind: 'value', value: 'NAME' },
+  hang: { kind: 'switch' },
+  jsonl: { kind: 'list', value: 'JSON' },
+  json: { kind: 'value', value: 'JSON' },
+} as const;
 
 /** `shimkit enqueue D NAME …`: queue one scripted response (or several, from JSON). */
 export const enqueueCommand: Command = {
@@ -33,29 +52,21 @@ Options:
   --json JSON             the response as JSON (an object, or an array of objects);
                           "-" reads it from stdin, "@FILE" from a file
 
+With D a mock server's dir (shimkit serve), enqueue takes HTTP response flags instead
+(--sse-chat TEXT, --status N, --json RESPONSE, ...): see \`shimkit enqueue D --help\` there.
+
 Examples:
   shimkit enqueue "$D" git --stdout $'main\\n'
   shimkit enqueue "$D" git --stderr 'fatal: rejected' --exit 1 --delay 200ms
   shimkit enqueue "$D" git --match-args 'push origin main' --exit 1
   shimkit enqueue "$D" git --json '{"stdout":"a\\nb\\n","writeFiles":{".git/HEAD":"ref: refs/heads/main\\n"}}'
   shimkit enqueue "$D" git --stdout-base64 "$(printf '\\377\\376' | base64 -w0)"`,
-  run(argv) {
-    const args = parseArgs('enqueue', argv, {
-      stdout: { kind: 'value', value: 'TEXT' },
-      stderr: { kind: 'value', value: 'TEXT' },
-      'stdout-base64': { kind: 'value', value: 'B64' },
-      'stderr-base64': { kind: 'value', value: 'B64' },
-      exit: { kind: 'value', value: 'N' },
-      delay: { kind: 'value', value: 'DURATION' },
-      'match-args': { kind: 'value', value: 'ARGS' },
-      'match-prefix': { kind: 'value', value: 'ARGS' },
-      times: { kind: 'value', value: 'N|always' },
-      optional: { kind: 'switch' },
-      signal: { kind: 'value', value: 'NAME' },
-      hang: { kind: 'switch' },
-      jsonl: { kind: 'list', value: 'JSON' },
-      json: { kind: 'value', value: 'JSON' },
-    });
+  async run(argv) {
+    // A mock server's dir (shimkit serve) takes response flags of its own.
+    if (isServerDir(firstPositional(argv, { ...FLAGS, ...SERVER_ENQUEUE_FLAGS }))) {
+      return (await serverForms()).exec('enqueue', argv);
+    }
+    const args = parseArgs('enqueue', argv, FLAGS);
     const [dir, name] = positionals('enqueue', args, ['D', 'NAME']) as [string, string];
     const responses = buildResponses(args);
     // The mock is found before anything is queued: a wrong dir or name says so.

@@ -5,7 +5,7 @@ import { type CommandModule, report } from './run.js';
 import { nearestWord } from './words.js';
 
 /**
- * The `shimkit` command: mock binaries and the frame proxy from any
+ * The `shimkit` command: mock binaries, the mock server and the frame proxy from any
  * language's tests (bash/bats, pytest, Go), through the public door only.
  * This dispatcher holds none of the core: each command's module is loaded
  * when it runs (see `CommandEntry`).
@@ -19,7 +19,7 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'enqueue',
-    summary: 'queue a scripted response for a mock',
+    summary: 'queue a scripted response for a mock (or a mock server)',
     module: 'enqueue',
   },
   {
@@ -29,8 +29,28 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'verify',
-    summary: 'fail (exit 1) if a scripted response was never used',
+    summary: 'fail (exit 1) if a scripted response was never used (mocks or a mock server)',
     module: 'calls',
+  },
+  {
+    name: 'serve',
+    summary: 'run a mock HTTP/SSE server (OpenAI, Anthropic) and print the env to reach it',
+    module: 'serve',
+  },
+  {
+    name: 'expect',
+    summary: 'tell a mock server how to answer requests that fit',
+    module: 'server',
+  },
+  {
+    name: 'requests',
+    summary: 'print the requests a mock server received',
+    module: 'server',
+  },
+  {
+    name: 'stop',
+    summary: 'stop a mock server and wait until it is gone',
+    module: 'server',
   },
   {
     name: 'proxy',
@@ -66,6 +86,14 @@ A typical test (bash):
   shimkit calls "$D" git            # #1 git rev-parse --abbrev-ref HEAD -> exit 0 (response #1)
   shimkit verify "$D"               # exit 1, with a report, if a response was never used
   rm -rf "$D"
+
+A mock OpenAI/Anthropic API for a test (bash):
+  A=$(mktemp -d)/api
+  env=$(shimkit serve --dir "$A" --detach) || exit; eval "$env"   # OPENAI_BASE_URL=…
+  shimkit expect "$A" --path /v1/chat/completions --sse-chat 'Hello'
+  ./agent.sh                        # the program under test streams the scripted answer
+  shimkit requests "$A"             # #1 POST /v1/chat/completions → 200 sse 4 events complete (expect#1)
+  shimkit verify "$A"; shimkit stop "$A"
 
 ${EXIT_CODES_HELP}`;
 }

@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { ShimkitError } from 'shimkit';
+import { ExitCode } from './exit-codes.js';
+import { assertFreeDir, ownServerDir, SERVER_LOG } from './server-dir.js';
+
+export interface ServeSettings {
+  dir: string;
+  listen: { host?: string; port?: number };
+  strict: boolean;
+  unmatched: 'fail' | 'echo' | undefined;
+  json: boolean;
+}
+
+/** The env var naming the fd a detached server writes its ready lines to (then closes). */
+export const NOTIFY_VAR = 'SHIMKIT_SERVE_NOTIFY_FD';
+/** How long `serve --detach` waits for the server to listen. */
+const READY_MS = 15_000;
+
+/**
+ * `shimkit serve --detach`: the same command without --detach, in its own
+ * process group (session) with its output to D/server.log, and a pipe on
+ * its fd 3 for the ready lines. Once they come they are printed and this
+ * exits 0, the server running on; if the server exits first, or the
+ * deadline passes (then its group is killed), the log is shown.
+ */
+export async function detach(settings: ServeSettings): Promise<number> {
+  const root = ownServerDir(settings.dir, true);
+  assertFreeDir(root);
+  const logPath = join(root, SERVER_LOG);
+  const log = openSync(logPath, 'a', 0o600);
+  const argv = [process.argv[1] as string, 'serve', '--dir', root];
+  if (settings.listen.port !== undefined) argv.push('--port', String(settings.listen.port));
+  if (settings.listen.host !== undefined) argv.push('--host', settings.listen.host);
+  if (settings.strict) argv.push('--strict');
+  if (settings.unmatched !== undefined) argv.push('--unmatched', settings.unmatched);
+  if (settings.json) argv.push('--json');
+  const child = spawn(process.execPath, argv, {
+    detached: true,
+    cwd: root, // a daemon pins no dir of the caller's
+    stdio: ['ignore', log, log, 'pipe'],
+    env: { ...process.env, [NOTIFY_VAR]: '3' },
+    windowsHide: true,
+  });
+  closeSync(log);
+  const pipe = child.stdio[3] as Readable;
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null)));
+    child.on('error', () => resolve(null));
+  });
+  const ready = await new Promise<string | 'timeout'>((resolve) => {
+    let text = '';
+    const timer = setTimeout(() => resolve('timeout'), READY_MS);
+    pipe.setEncoding('utf8');
+    pipe.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    pipe.on('error', () => {});
+    pipe.on('close', () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+  });
+  pipe.destroy();
+  if (ready !== 'timeout' && ready.endsWith('\n')) {
+    child.unref();
+    process.stdout.write(ready);
+    return ExitCode.ok;
+  }
+  let code: number | null = null;
+  if (ready === 'timeout') killGroup(child.pid);
+  else
+    code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 2000))]);
+  child.unref();
+  const why =
+    ready === 'timeout'
+      ? `did not listen within ${READY_MS} ms (its process group was killed)`
+      : `exited${code === null ? '' : ` with ${code}`} before listening`;
+  const error = new ShimkitError(
+    'ERR_SHIMKIT_SERVER_START',
+    `the server ${why}. Its log, ${logPath}:\n${tail(logPath)}`,
+  );
+  process.stderr.write(`shimkit serve: ${error.message}\n`);
+  // Its own usage or state error (exit 2 or 3) is the answer; anything else is a state problem.
+  return code === ExitCode.usage || code === ExitCode.state ? code : ExitCode.state;
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+}
+
+/** The log's last 4 KiB, indented. */
+function tail(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return `  (cannot read it: ${(error as Error).message})`;
+  }
+  const last = text.length > 4096 ? `…${text.slice(-4096)}` : text;
+  return (last.trimEnd() || '(empty)')
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}

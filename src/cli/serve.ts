@@ -1,0 +1,224 @@
+import { closeSync, lstatSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  createMockServer,
+  type MockServer,
+  type MockServerOptions,
+  ShimkitError,
+  UnusedResponsesError,
+} from 'shimkit';
+import { type Parsed, parseArgs, positionals } from './args.js';
+import type { Command } from './command.js';
+import { ExitCode, UsageError } from './exit-codes.js';
+import { commandModule } from './run.js';
+import { detach, NOTIFY_VAR, type ServeSettings } from './serve-detach.js';
+import { listenControl } from './server-control.js';
+import {
+  assertFreeDir,
+  ownServerDir,
+  readServerInfo,
+  SERVER_JSON,
+  type ServerInfo,
+} from './server-dir.js';
+import { controlHandler } from './server-host.js';
+import { shQuote } from './words.js';
+
+/** How often the server checks that its dir is still there. */
+const DIR_CHECK_MS = 500;
+
+/** `shimkit serve --dir D`: a mock HTTP/SSE server in its own process, scripted by the other commands. */
+export const serveCommand: Command = {
+  name: 'serve',
+  usage:
+    'shimkit serve --dir D [--port N] [--host H] [--strict] [--unmatched fail|echo] [--detach] [--json]',
+  help: `Run a mock HTTP/SSE server (createMockServer) for the program under test, until
+SIGINT, SIGTERM, \`shimkit stop D\`, or D is removed (checked every 500 ms). Once it
+listens it prints the variables the OpenAI and Anthropic SDKs read, for the shell to eval:
+  export OPENAI_BASE_URL=http://127.0.0.1:PORT/v1
+  export ANTHROPIC_BASE_URL=http://127.0.0.1:PORT
+  export OPENAI_API_KEY=shimkit-test  (and ANTHROPIC_API_KEY)
+  export SHIMKIT_SERVER_URL=http://127.0.0.1:PORT
+  export NO_PROXY=…,127.0.0.1,localhost  (and no_proxy: clients then skip any HTTP proxy)
+Script it with \`shimkit expect D\` and \`shimkit enqueue D\`, read what it got with
+\`shimkit requests D\`, check with \`shimkit verify D\`. D (made 0700 if missing; else a
+private dir of yours) holds server.json {"url","pid","startedAt"} and control.sock while
+it runs (both removed when it stops), and server.log for --detach.
+
+Options:
+  --dir D              the server's dir (required)
+  --port N             the TCP port (default 0: a free one, in the printed URL)
+  --host H             the address to listen on (default 127.0.0.1)
+  --strict             \`verify\` also fails for requests no scripted response answered
+  --unmatched MODE     a request nothing answers gets "fail" (default: a 500 naming the
+                       closest expectation) or "echo" (its own body back)
+  --detach             start the server in the background (its own process group, output
+                       to D/server.log), print the lines once it listens, and exit 0
+  --json               print {"url","pid","dir","env"} instead of export lines
+
+Examples:
+  eval "$(shimkit serve --dir "$BATS_TEST_TMPDIR/api" --detach)"
+  shimkit serve --dir /tmp/api --port 8080 --strict
+  shimkit serve --dir /tmp/api --detach --json`,
+  async run(argv) {
+    const args = parseArgs('serve', argv, {
+      dir: { kind: 'value', value: 'D' },
+      port: { kind: 'value', value: 'N' },
+      host: { kind: 'value', value: 'H' },
+      strict: { kind: 'switch' },
+      unmatched: { kind: 'value', value: 'fail|echo' },
+      detach: { kind: 'switch' },
+      json: { kind: 'switch' },
+    });
+    positionals('serve', args, []);
+    const settings = serveSettings(args);
+    if (args.switches.has('detach')) return detach(settings);
+    return serve(settings);
+  },
+};
+
+function serveSettings(args: Parsed): ServeSettings {
+  const dir = args.values.get('dir');
+  if (dir === undefined) {
+    throw new UsageError(
+      'serve',
+      'which dir? Pass --dir D, e.g. shimkit serve --dir "$BATS_TEST_TMPDIR/api" (it is made if missing).',
+    );
+  }
+  const listen: { host?: string; port?: number } = {};
+  const port = args.values.get('port');
+  if (port !== undefined) {
+    if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
+      throw new UsageError(
+        'serve',
+        `--port takes a TCP port from 0 to 65535, got ${JSON.stringify(port)}.`,
+      );
+    }
+    listen.port = Number(port);
+  }
+  const host = args.values.get('host');
+  if (host !== undefined) {
+    if (host === '')
+      throw new UsageError('serve', '--host takes an address, such as 127.0.0.1 or ::1.');
+    listen.host = host;
+  }
+  const unmatched = args.values.get('unmatched');
+  if (unmatched !== undefined && unmatched !== 'fail' && unmatched !== 'echo') {
+    throw new UsageError(
+      'serve',
+      `--unmatched takes "fail" or "echo", got ${JSON.stringify(unmatched)}.`,
+    );
+  }
+  const strict = args.switches.has('strict');
+  if (strict && unmatched === 'echo') {
+    throw new UsageError(
+      'serve',
+      '--strict needs --unmatched fail: under --strict an unmatched request is a failure, which "echo" would hide. Leave out one of the two.',
+    );
+  }
+  return { dir, listen, strict, unmatched, json: args.switches.has('json') };
+}
+
+async function serve(settings: ServeSettings): Promise<number> {
+  const notify = takeNotifyFd();
+  const root = ownServerDir(settings.dir, true);
+  assertFreeDir(root);
+  const options: MockServerOptions = { strict: settings.strict, listen: settings.listen };
+  if (settings.unmatched) options.unmatched = settings.unmatched;
+  const api = await createMockServer(options);
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  let control: Awaited<ReturnType<typeof listenControl>>;
+  try {
+    control = await listenControl(
+      root,
+      controlHandler(api, () => stop()),
+    );
+  } catch (error) {
+    await dispose(api);
+    throw new ShimkitError(
+      'ERR_SHIMKIT_SERVER_CONTROL',
+      `cannot listen for control requests in ${root}: ${(error as Error).message}.`,
+    );
+  }
+  const info: ServerInfo = { url: api.url, pid: process.pid, startedAt: Date.now() };
+  writeAtomic(join(root, SERVER_JSON), `${JSON.stringify(info)}\n`);
+  const text = readyText(api, root, settings.json);
+  process.stdout.write(text);
+  if (notify !== undefined) {
+    try {
+      writeSync(notify, text);
+      closeSync(notify);
+    } catch {
+      // the `serve --detach` that waited is gone: the log has the lines
+    }
+  }
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const onSignal = () => stop();
+  for (const signal of signals) process.on(signal, onSignal);
+  const identity = lstatSync(root);
+  const watch = setInterval(() => {
+    try {
+      const now = lstatSync(root);
+      if (now.ino !== identity.ino || now.dev !== identity.dev) stop();
+    } catch {
+      stop(); // D was removed
+    }
+  }, DIR_CHECK_MS);
+  await stopped;
+  clearInterval(watch);
+  for (const signal of signals) process.off(signal, onSignal);
+  await control.close();
+  await dispose(api);
+  removeIfOurs(join(root, SERVER_JSON));
+  return ExitCode.ok;
+}
+
+/** The lines for the shell (or the JSON object): what env() sets, and SHIMKIT_SERVER_URL. */
+function readyText(api: MockServer, dir: string, json: boolean): string {
+  const base = process.env;
+  const all = api.env(base);
+  const env: Record<string, string> = {};
+  const names = Object.keys(all).filter((name) => base[name] !== all[name]);
+  for (const name of names) if (!/^no_proxy$/i.test(name)) env[name] = all[name] as string;
+  env.SHIMKIT_SERVER_URL = api.url;
+  for (const name of names) if (/^no_proxy$/i.test(name)) env[name] = all[name] as string;
+  if (json) return `${JSON.stringify({ url: api.url, pid: process.pid, dir, env })}\n`;
+  return Object.entries(env)
+    .map(([name, value]) => `export ${name}=${shQuote(value)}\n`)
+    .join('');
+}
+
+/** The fd a `serve --detach` waits on for the ready lines (then closed), taken out of the env. */
+function takeNotifyFd(): number | undefined {
+  const value = process.env[NOTIFY_VAR];
+  delete process.env[NOTIFY_VAR];
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+async function dispose(api: MockServer): Promise<void> {
+  try {
+    await api.dispose();
+  } catch (error) {
+    // strict: the report is `shimkit verify`'s to give; everything is cleaned up before it throws
+    if (!(error instanceof UnusedResponsesError)) throw error;
+  }
+}
+
+function writeAtomic(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: 0o600 });
+  renameSync(temporary, path);
+}
+
+/** Remove server.json if it still names this process (a later server may have taken the dir). */
+function removeIfOurs(path: string): void {
+  try {
+    if (readServerInfo(join(path, '..')).pid === process.pid) unlinkSync(path);
+  } catch {
+    // gone with D
+  }
+}
+
+export const { exec, help } = commandModule(serveCommand);

@@ -1,0 +1,39 @@
+import type { FlagSpecs } from './args.js';
+
+/**
+ * The response flags of `shimkit expect` and `shimkit enqueue` on a server
+ * dir: one kind (`--sse-chat`, `--sse-responses`, `--sse-messages`,
+ * `--status`, `--json`) and what may be added to it (delays, a cut), as the
+ * MockServerResponse the server checks (its errors name the field).
+ */
+export const RESPONSE_FLAGS: FlagSpecs = {
+  'sse-chat': { kind: 'list', value: 'TEXT' },
+  'sse-responses': { kind: 'list', value: 'TEXT' },
+  'sse-messages': { kind: 'list', value: 'TEXT' },
+  status: { kind: 'value', value: 'N' },
+  'retry-after-ms': { kind: 'value', value: 'MS' },
+  'retry-after': { kind: 'value', value: 'S' },
+  json: { kind: 'value', value: 'RESPONSE' },
+  'event-delay': { kind: 'value', value: 'MS' },
+  delay: { kind: 'value', value: 'MS' },
+  'cut-after-events': { kind: 'value', value: 'N' },
+  cut: { kind: 'value', value: 'fin|rst|stall' },
+};
+
+/** The flags of `shimkit enqueue` on a server dir. */
+export const SERVER_ENQUEUE_FLAGS: FlagSpecs = {
+  times: { kind: 'value', value: 'N|always' },
+  optional: { kind: 'switch' },
+  ...RESPONSE_FLAGS,
+};
+
+/**
+ * The server forms of `enqueue` and `verify` (dist/cli/server.js), loaded
+ * only for a server dir: a mock's `shimkit enqueue` stays as small as it was.
+ */
+export async function serverForms(): Promise<typeof import('./server.js')['serverForms']> {
+  const module = (await import(
+    new URL('./server.js', import.meta.url).href
+  )) as typeof import('./server.js');
+  return module.serverForms;
+}

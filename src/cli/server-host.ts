@@ -1,0 +1,86 @@
+import {
+  type LoggedRequest,
+  type MockServer,
+  type MockServerResponse,
+  type RequestMatch,
+  ShimkitError,
+  UnusedResponsesError,
+} from 'shimkit';
+import type { ControlRequest } from './server-control.js';
+
+/**
+ * What `shimkit serve` does with each control request: the MockServer's
+ * own methods, with data from the other commands (their flags, already
+ * turned into a match and a MockServerResponse). The server's checks are
+ * the library's: a bad response comes back as its InvalidResponseError.
+ */
+export function controlHandler(
+  api: MockServer,
+  stop: () => void,
+): (request: ControlRequest) => Promise<Record<string, unknown>> {
+  return async (request) => {
+    switch (request.op) {
+      case 'expect': {
+        const expectation = api.expect(
+          request.match as RequestMatch,
+          request.response as MockServerResponse,
+          request.options,
+        );
+        return { name: expectation.name };
+      }
+      case 'enqueue':
+        api.enqueue(request.responses as MockServerResponse[]);
+        return { count: request.responses.length };
+      case 'requests':
+        return { requests: api.requests().map(requestJson) };
+      case 'verify': {
+        const requests = api.requests().length;
+        try {
+          api.assertDone();
+          return { done: true, url: api.url, requests, report: null };
+        } catch (error) {
+          if (!(error instanceof UnusedResponsesError)) throw error;
+          return { done: false, url: api.url, requests, report: error.message };
+        }
+      }
+      case 'stop':
+        setImmediate(stop); // after this answer is written
+        return { url: api.url, pid: process.pid };
+      default:
+        throw new ShimkitError(
+          'ERR_SHIMKIT_SERVER_CONTROL',
+          `unknown control request ${JSON.stringify((request as { op?: unknown }).op)} (a \`shimkit\` of another version?).`,
+        );
+    }
+  };
+}
+
+/** A log entry as JSON (`shimkit requests --json`): the body as text when it is UTF-8, else base64; null for what is not there. */
+export function requestJson(request: LoggedRequest): Record<string, unknown> {
+  const { body, response } = request;
+  const text = body.toString('utf8');
+  return {
+    seq: request.seq,
+    method: request.method,
+    path: request.path,
+    query: request.query,
+    headers: request.headers,
+    ...(Buffer.from(text, 'utf8').equals(body)
+      ? { body: text }
+      : { bodyBase64: body.toString('base64') }),
+    bodyBytes: request.bodyBytes,
+    bodyTruncated: body.length < request.bodyBytes,
+    json: request.json ?? null,
+    receivedAt: request.receivedAt,
+    claimedBy: request.claimedBy,
+    error: request.error ?? null,
+    response: {
+      status: response.status ?? null,
+      bytesSent: response.bytesSent,
+      events: response.events,
+      endedBy: response.endedBy ?? null,
+      startedAt: response.startedAt ?? null,
+      endedAt: response.endedAt ?? null,
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ShimkitError } from 'shimkit';
+import { parseArgs, positionals } from './args.js';
+import type { Command } from './command.js';
+import { ExitCode, UsageError } from './exit-codes.js';
+import { commandModule } from './run.js';
+import { ask } from './server-control.js';
+import { isAlive, ownServerDir, readServerInfo, SERVER_JSON, serverDir } from './server-dir.js';
+import { RESPONSE_FLAGS, SERVER_ENQUEUE_FLAGS } from './server-flags.js';
+import { requestsCommand, serverVerifyCommand } from './server-log.js';
+import { buildServerResponse, RESPONSE_FLAGS_HELP, readJsonFlag } from './server-responses.js';
+
+/**
+ * The commands that talk to a running `shimkit serve` through its dir:
+ * `expect`, `enqueue` and `verify` on a server dir, `requests`, `stop`.
+ */
+
+/** How long `shimkit stop` waits for the server's process to end. */
+const STOP_MS = 10_000;
+
+const TIMES = {
+  times: { kind: 'value', value: 'N|always' },
+  optional: { kind: 'switch' },
+} as const;
+
+function times(command: string, text: string | undefined): number | 'always' | undefined {
+  if (text === undefined) return undefined;
+  if (text !== 'always' && !/^[1-9]\d*$/.test(text)) {
+    throw new UsageError(
+      command,
+      `--times takes a count >= 1 or "always", got ${JSON.stringify(text)}.`,
+    );
+  }
+  return text === 'always' ? 'always' : Number(text);
+}
+
+/** `shimkit expect D --path P … RESPONSE`: answer requests that fit with this response. */
+export const expectCommand: Command = {
+  name: 'expect',
+  usage:
+    'shimkit expect D --path P [--method M] [--match-json J] [--name N] [--times N] [--optional] (--sse-chat TEXT | --status N | --json RESPONSE | ...)',
+  help: `Tell the mock server running in D (shimkit serve) to answer requests that fit with a
+response. Expectations are tried in the order they were added, before the queue that
+\`shimkit enqueue D\` fills; each answers --times requests (default 1), exactly once each.
+
+Match:
+  --path P               the request's path, without the query (required)
+  --method M             its method (any case; default any)
+  --match-json J         its JSON body contains J: objects by key, arrays element by element
+  --name N               the name in \`shimkit requests\` and reports (default expect#<n>)
+  --times N|always       answer N requests (default 1), or every one that fits
+  --optional             \`verify\` does not ask for it to be used
+
+${RESPONSE_FLAGS_HELP}
+
+Examples:
+  shimkit expect "$D" --path /v1/chat/completions --sse-chat 'Hello!'
+  shimkit expect "$D" --method POST --path /v1/messages --match-json '{"stream":true}' --sse-messages Hi
+  shimkit expect "$D" --path /v1/responses --status 429 --retry-after-ms 10 --name limited
+  shimkit expect "$D" --path /v1/chat/completions --sse-chat Hel --sse-chat lo --cut-after-events 2 --cut rst`,
+  async run(argv) {
+    const args = parseArgs('expect', argv, {
+      path: { kind: 'value', value: 'P' },
+      method: { kind: 'value', value: 'M' },
+      'match-json': { kind: 'value', value: 'J' },
+      name: { kind: 'value', value: 'N' },
+      ...TIMES,
+      ...RESPONSE_FLAGS,
+    });
+    const dir = serverDir('expect', args);
+    const path = args.values.get('path');
+    if (path === undefined) {
+      throw new UsageError(
+        'expect',
+        'which path? Pass --path P, e.g. --path /v1/chat/completions.',
+      );
+    }
+    const match: Record<string, unknown> = { path };
+    const method = args.values.get('method');
+    if (method !== undefined) match.method = method;
+    const json = args.values.get('match-json');
+    if (json !== undefined) match.json = readJsonFlag('expect', '--match-json', json);
+    const options: Record<string, unknown> = {};
+    const name = args.values.get('name');
+    if (name !== undefined) options.name = name;
+    const n = times('expect', args.values.get('times'));
+    if (n !== undefined) options.times = n;
+    if (args.switches.has('optional')) options.optional = true;
+    const response = buildServerResponse('expect', args);
+    await ask(dir, { op: 'expect', match, response, options });
+    return ExitCode.ok;
+  },
+};
+
+/** `shimkit enqueue D RESPONSE` for a server dir (D/server.json): one response at the end of its queue. */
+export const serverEnqueueCommand: Command = {
+  name: 'enqueue',
+  usage:
+    'shimkit enqueue D (--sse-chat TEXT | --sse-responses TEXT | --sse-messages TEXT | --status N | --json RESPONSE) [--delay MS] ...',
+  help: `With D a mock server's dir (shimkit serve): add a response to the end of its queue.
+A request no expectation (shimkit expect) takes gets the queue's first unused response.
+
+  --times N|always       answer N requests (default 1), or every one from then on
+  --optional             \`verify\` does not ask for it to be used
+
+${RESPONSE_FLAGS_HELP}
+
+Examples:
+  shimkit enqueue "$D" --sse-chat 'Hello from the mock'
+  shimkit enqueue "$D" --status 429 --retry-after-ms 1
+  shimkit enqueue "$D" --json '{"status":200,"json":{"data":[]}}'`,
+  async run(argv) {
+    const args = parseArgs('enqueue', argv, SERVER_ENQUEUE_FLAGS);
+    const dir = serverDir('enqueue', args);
+    const response = buildServerResponse('enqueue', args);
+    const n = times('enqueue', args.values.get('times'));
+    if (n !== undefined) response.times = n;
+    if (args.switches.has('optional')) response.optional = true;
+    await ask(dir, { op: 'enqueue', responses: [response] });
+    return ExitCode.ok;
+  },
+};
+
+/** `shimkit stop D`: end the server, and wait until its process is gone. */
+export const stopCommand: Command = {
+  name: 'stop',
+  usage: 'shimkit stop D',
+  help: `Stop the mock server running in D (shimkit serve): it closes its connections, removes
+D/server.json and D/control.sock, and exits; this waits until its process is gone (at most
+${STOP_MS / 1000} s), then prints one line and exits 0. Nothing running there is an error (exit 3).
+
+Examples:
+  shimkit stop "$D"
+  teardown() { shimkit stop "$BATS_TEST_TMPDIR/api"; }`,
+  async run(argv) {
+    const args = parseArgs('stop', argv, {});
+    const dir = resolve(positionals('stop', args, ['D'])[0] as string);
+    if (!existsSync(join(dir, SERVER_JSON))) {
+      throw new ShimkitError(
+        'ERR_SHIMKIT_NO_SERVER',
+        `nothing to stop: no mock server runs in ${dir} (${existsSync(dir) ? `it has no ${SERVER_JSON}` : 'it does not exist'}).`,
+      );
+    }
+    ownServerDir(dir, false);
+    const info = readServerInfo(dir);
+    await ask(dir, { op: 'stop' });
+    const deadline = Date.now() + STOP_MS;
+    while (isAlive(info.pid)) {
+      if (Date.now() > deadline) {
+        throw new ShimkitError(
+          'ERR_SHIMKIT_SERVER_STOP',
+          `the mock server of ${dir} (pid ${info.pid}) was asked to stop but still runs after ${STOP_MS} ms; end it with: kill ${info.pid}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    process.stdout.write(`stopped: mock server ${info.url} (pid ${info.pid})\n`);
+    return ExitCode.ok;
+  },
+};
+
+export const { exec, help } = commandModule(expectCommand, requestsCommand, stopCommand);
+/** The server forms of `enqueue` and `verify`, run with their own usage and help. */
+export const serverForms = commandModule(serverEnqueueCommand, serverVerifyCommand);
