@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { MockServerResponse } from 'shimkit';
+import { type MockServerResponse, reply, sse } from 'shimkit';
 import { milliseconds, type Parsed } from './args.js';
 import { UsageError } from './exit-codes.js';
-import { reply, sse } from './stand-in-builders.js';
 import { nearestWord } from './words.js';
 
 export const RESPONSE_FLAGS_HELP = `Response (one of):
