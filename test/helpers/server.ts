@@ -32,3 +32,18 @@ export function postJson(url: string, json: unknown): string[] {
     url,
   ];
 }
+
+/** Poll `read` until it gives the same value `times` times in a row, 100 ms apart (deadline 10 s). */
+export async function settled(read: () => number, times = 4): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  let last = read();
+  let same = 0;
+  while (same < times) {
+    if (Date.now() > deadline) throw new Error(`still changing after 10 s: ${last}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = read();
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
+}

@@ -13,7 +13,7 @@ import {
 import { crashServerWorker } from '../../src/server/mock-server.js';
 import { spawnTracked, testDir } from '../helpers/index.js';
 import { Lines } from '../helpers/lines.js';
-import { curl, server } from '../helpers/server.js';
+import { curl, server, settled } from '../helpers/server.js';
 
 /** Write `bytes` on a raw TCP connection to the server and collect what comes back until it closes. */
 function raw(
@@ -34,21 +34,6 @@ function raw(
     socket.write(bytes);
     if (options.end) socket.end();
   });
-}
-
-/** Poll `read` until it gives the same value `times` times in a row, 100 ms apart (deadline 10 s). */
-async function settled(read: () => number, times = 4): Promise<number> {
-  const deadline = Date.now() + 10_000;
-  let last = read();
-  let same = 0;
-  while (same < times) {
-    if (Date.now() > deadline) throw new Error(`still changing after 10 s: ${last}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const now = read();
-    same = now === last ? same + 1 : 0;
-    last = now;
-  }
-  return last;
 }
 
 describe('bad input (HT-12)', () => {
