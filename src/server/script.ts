@@ -11,7 +11,6 @@ import type { WireAnswer, WireRequestMatch } from './protocol.js';
 import { summariseResponse } from './report.js';
 import { toWireResponse } from './response.js';
 import type {
-  LoggedRequest,
   MockServerResponse,
   RequestMatch,
   ResponseHandler,
