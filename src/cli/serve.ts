@@ -11,6 +11,7 @@ import { type Parsed, parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { commandModule } from './run.js';
+import { claimServerDir, type DirClaim, SERVER_LOCK } from './serve-claim.js';
 import { detach, NOTIFY_VAR, type ServeSettings } from './serve-detach.js';
 import { listenControl } from './server-control.js';
 import {
@@ -41,8 +42,9 @@ listens it prints the variables the OpenAI and Anthropic SDKs read, for the shel
   export NO_PROXY=…,127.0.0.1,localhost  (and no_proxy: clients then skip any HTTP proxy)
 Script it with \`shimkit expect D\` and \`shimkit enqueue D\`, read what it got with
 \`shimkit requests D\`, check with \`shimkit verify D\`. D (made 0700 if missing; else a
-private dir of yours) holds server.json {"url","pid","startedAt"} and control.sock while
-it runs (both removed when it stops), and server.log for --detach.
+private dir of yours) holds server.json {"url","pid","startedAt"}, control.sock and
+server.lock (its claim: one serve per dir, a second exits 3) while it runs (removed when
+it stops), and server.log for --detach.
 
 Options:
   --dir D              the server's dir (required)
@@ -122,6 +124,20 @@ async function serve(settings: ServeSettings): Promise<number> {
   const notify = takeNotifyFd();
   const root = ownServerDir(settings.dir, true);
   assertFreeDir(root);
+  const claim = claimServerDir(root); // exclusive: of two serves started at once, one exits 3 here
+  try {
+    return await serveClaimed(settings, root, claim, notify);
+  } finally {
+    claim.release();
+  }
+}
+
+async function serveClaimed(
+  settings: ServeSettings,
+  root: string,
+  claim: DirClaim,
+  notify: number | undefined,
+): Promise<number> {
   const options: MockServerOptions = { strict: settings.strict, listen: settings.listen };
   if (settings.unmatched) options.unmatched = settings.unmatched;
   const api = await createMockServer(options);
@@ -164,6 +180,12 @@ async function serve(settings: ServeSettings): Promise<number> {
       if (now.ino !== identity.ino || now.dev !== identity.dev) stop();
     } catch {
       stop(); // D was removed
+    }
+    if (!claim.held()) {
+      process.stderr.write(
+        `shimkit serve: ${join(root, SERVER_LOCK)} is no longer this server's (pid ${process.pid}): stopping.\n`,
+      );
+      stop();
     }
   }, DIR_CHECK_MS);
   await stopped;
