@@ -146,6 +146,16 @@ function checkUpstream(value: unknown, where: string): string {
 /** Read and check a cassette file's shape (its interactions are checked as they become expectations). */
 function readServerCassette(path: string, where: string): ServerCassette {
   const value = readCassetteJson(path, where);
+  const version =
+    typeof value === 'object' && value !== null ? (value as { version?: unknown }).version : 1;
+  if (version !== 1 && version !== undefined) {
+    const newer = typeof version === 'number' && version > 1;
+    throw brokenCassette(
+      path,
+      where,
+      `is version ${JSON.stringify(version)}; this shimkit reads version 1${newer ? ' (a newer shimkit wrote it: upgrade shimkit to replay it)' : ''}`,
+    );
+  }
   if (
     typeof value !== 'object' ||
     value === null ||

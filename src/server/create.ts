@@ -1,12 +1,15 @@
-import { lstatSync, unlinkSync } from 'node:fs';
+import { lstatSync, type Stats, statSync, unlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, resolve } from 'node:path';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
+import { sweepLeftovers } from '../internal/leftovers/sweep-leftovers.js';
 import { CassetteRecording, wireCassette } from './cassette.js';
 import { MockServerListenError, type ServerWorkerError } from './errors.js';
 import { ServerLink } from './link.js';
 import { Mirror } from './mirror.js';
 import { MockServer } from './mock-server.js';
-import { type MockServerOptions, resolveServerOptions } from './options.js';
+import { type MockServerOptions, resolveServerOptions, type ServerSettings } from './options.js';
 import type { ServerEvent, WorkerSettings } from './protocol.js';
 
 type Ready =
@@ -27,6 +30,24 @@ type Ready =
  */
 export async function createMockServer(options?: MockServerOptions): Promise<MockServer> {
   const settings = resolveServerOptions(options);
+  const listen = settings.listen;
+  if (listen.kind === 'tcp') return start(settings);
+  assertSocketDir(listen.path);
+  try {
+    return await start(settings);
+  } catch (error) {
+    if (!(error instanceof MockServerListenError) || error.errno !== 'EADDRINUSE') throw error;
+    const stale = await staleSocket(listen.path);
+    if (stale === 'live') throw error;
+    // A socket file nothing listens on: a leftover of a shimkit process that is gone is removed by the sweep.
+    if (stale === 'refused' && sweepLeftovers().sockets.includes(resolve(listen.path))) {
+      return start(settings);
+    }
+    throw new MockServerListenError(staleAdvice(listen.path, stale), listen.path, 'EADDRINUSE');
+  }
+}
+
+async function start(settings: ServerSettings): Promise<MockServer> {
   const unmatched = settings.unmatched;
   const workerSettings: WorkerSettings = {
     listen: settings.listen,
@@ -85,6 +106,57 @@ export async function createMockServer(options?: MockServerOptions): Promise<Moc
     onDispose,
     replay,
   });
+}
+
+/** Refuse a socket path whose dir is missing or not a dir (Node 20 reports EACCES for it, misleadingly). */
+function assertSocketDir(path: string): void {
+  const dir = dirname(path);
+  let stat: Stats;
+  try {
+    stat = statSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return; // listen() says what it is
+    throw new MockServerListenError(
+      `createMockServer() cannot listen on ${path}: its dir ${dir} does not exist. Create it first (mkdirSync(dir, { recursive: true })), or use a path in a dir made with mkdtemp.`,
+      path,
+      'ENOENT',
+    );
+  }
+  if (!stat.isDirectory()) {
+    throw new MockServerListenError(
+      `createMockServer() cannot listen on ${path}: ${dir} is not a dir. Use a path in a dir made with mkdtemp.`,
+      path,
+      'ENOTDIR',
+    );
+  }
+}
+
+/** What is at a socket path that was in use: a live socket, one nothing listens on, or a file that is no socket. */
+function staleSocket(path: string): Promise<'live' | 'refused' | 'not-socket'> {
+  try {
+    if (!lstatSync(path).isSocket()) return Promise.resolve('not-socket');
+  } catch {
+    return Promise.resolve('live'); // gone meanwhile: the listen error stands as it was
+  }
+  return new Promise((done) => {
+    const socket = connect(path);
+    socket.once('connect', () => {
+      socket.destroy();
+      done('live');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      socket.destroy();
+      done(error.code === 'ECONNREFUSED' ? 'refused' : 'live');
+    });
+  });
+}
+
+function staleAdvice(path: string, stale: 'refused' | 'not-socket'): string {
+  if (stale === 'not-socket') {
+    return `createMockServer() cannot listen on ${path}: a file that is not a socket is there. Remove it, or use a path of this test's own (in a dir made with mkdtemp).`;
+  }
+  return `createMockServer() cannot listen on ${path}: a stale socket file is there (nothing listens on it: connecting is refused), left by a process that was killed before it could remove it, and not one the leftover registry knows as shimkit's. Remove the file (rm ${path}) and try again, or use a path of this test's own (in a dir made with mkdtemp); \`shimkit clean\` removes the sockets shimkit's own killed processes left.`;
 }
 
 /** Remove the socket file if it is still there (a worker that was terminated leaves it). */

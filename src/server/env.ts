@@ -1,8 +1,14 @@
+import { describeValue } from '../internal/describe.js';
+import { InvalidOptionError } from '../internal/errors.js';
+
 /**
  * `api.env()` (HT-01): a copy of the base env (`process.env` when called)
  * with the variables the common SDKs read pointed at the server, and the
  * loopback names added to NO_PROXY/no_proxy (python urllib and curl honour
- * an HTTP proxy for 127.0.0.1 too, unless told not to).
+ * an HTTP proxy for 127.0.0.1 too, unless told not to). The `env` option
+ * overrides any of them by name: a string is the value (`'{url}'` in it
+ * replaced), null leaves the variable as the base has it (NO_PROXY and
+ * no_proxy are two names: each is overridden on its own).
  */
 
 /** The defaults `env()` sets; `'{url}'` is the server's URL. */
@@ -28,6 +34,8 @@ export function serverEnv(
     if (value !== null) env[name] = value.replaceAll('{url}', url);
   }
   for (const name of ['NO_PROXY', 'no_proxy']) {
+    // Overridden: a string is the value as given; null leaves the base's value (or none) as it is.
+    if (Object.hasOwn(overrides, name)) continue;
     const have = (env[name] ?? '')
       .split(',')
       .map((s) => s.trim())
@@ -35,4 +43,21 @@ export function serverEnv(
     env[name] = [...have, ...LOOPBACK.filter((h) => !have.includes(h))].join(',');
   }
   return env;
+}
+
+/** `env(base)`'s argument checked: an object of names to strings (or undefined), as `process.env` is. */
+export function checkEnvBase(base: unknown, where: string): void {
+  const expected = 'an env object such as process.env (variable names to strings)';
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) {
+    throw new InvalidOptionError(
+      `Expected the \`base\` argument of ${where} to be ${expected}, or nothing (process.env), got ${describeValue(base)}.`,
+    );
+  }
+  for (const [name, value] of Object.entries(base)) {
+    if (value !== undefined && typeof value !== 'string') {
+      throw new InvalidOptionError(
+        `Expected the \`base\` argument of ${where} to be ${expected}; its ${JSON.stringify(name)} is ${describeValue(value)}.`,
+      );
+    }
+  }
 }

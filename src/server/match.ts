@@ -38,16 +38,35 @@ export function encodeMatch(
   const m = match as RequestMatch;
   const wire: WireRequestMatch = {};
   if (m.method !== undefined) {
-    if (typeof m.method !== 'string' || !/^[A-Za-z!#$%&'*+.^_`|~0-9-]+$/.test(m.method)) {
-      throw bad(where, 'method', 'an HTTP method such as "POST"', m.method);
+    const method: unknown = m.method;
+    if (typeof method === 'string' && /^[A-Za-z!#$%&'*+.^_`|~0-9-]+$/.test(method)) {
+      wire.method = method.toUpperCase();
+    } else if (method instanceof RegExp || isAny(method)) {
+      wire.method = value(method, where, 'method');
+    } else {
+      throw bad(
+        where,
+        'method',
+        'an HTTP method such as "POST" (any case), a RegExp such as /^(GET|HEAD)$/ (tested on the upper-case method) or any()',
+        method,
+      );
     }
-    wire.method = m.method.toUpperCase();
   }
   if (m.path !== undefined) {
-    if (!(m.path instanceof RegExp) && (typeof m.path !== 'string' || !m.path.startsWith('/'))) {
-      throw bad(where, 'path', 'a path starting with "/" (without the query) or a RegExp', m.path);
+    const path: unknown = m.path;
+    if (
+      !(path instanceof RegExp) &&
+      !isAny(path) &&
+      (typeof path !== 'string' || !path.startsWith('/'))
+    ) {
+      throw bad(
+        where,
+        'path',
+        'a path starting with "/" (without the query), a RegExp or any()',
+        path,
+      );
     }
-    wire.path = value(m.path, where, 'path');
+    wire.path = value(path, where, 'path');
   }
   if (m.query !== undefined) wire.query = record(m.query, where, 'query', false);
   if (m.headers !== undefined) wire.headers = record(m.headers, where, 'headers', true);
@@ -124,7 +143,7 @@ export function describeRequestMatch(match: WireRequestMatch): string {
   const parts: string[] = [];
   const show = (v: WireValue) =>
     typeof v === 'string' ? `'${v}'` : 'any' in v ? 'any()' : `/${v.regex}/${v.flags}`;
-  if (match.method !== undefined) parts.push(`method: '${match.method}'`);
+  if (match.method !== undefined) parts.push(`method: ${show(match.method)}`);
   if (match.path !== undefined) parts.push(`path: ${show(match.path)}`);
   for (const [k, q] of Object.entries(match.query ?? {})) parts.push(`query.${k}: ${show(q)}`);
   for (const [k, h] of Object.entries(match.headers ?? {})) parts.push(`headers.${k}: ${show(h)}`);

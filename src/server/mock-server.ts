@@ -1,10 +1,15 @@
-import { DisposedError, UnusedResponsesError, WaitTimeoutError } from '../internal/errors.js';
+import {
+  DisposedError,
+  UnsupportedHereError,
+  UnusedResponsesError,
+  WaitTimeoutError,
+} from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { optionError } from '../internal/options.js';
 import { Asks } from './asks.js';
 import type { ReplayEntry } from './cassette-replay.js';
 import type { ServerContext } from './context.js';
-import { serverEnv } from './env.js';
+import { checkEnvBase, serverEnv } from './env.js';
 import { ServerWorkerError } from './errors.js';
 import type { Expectation } from './expectation.js';
 import type { HeldRequest } from './hold.js';
@@ -26,9 +31,16 @@ import { Waits, waitTimeout } from './waits.js';
  * synchronous and exact once a client saw its answer.
  */
 export class MockServer implements AsyncDisposable {
-  /** `http://127.0.0.1:<port>` (`http://localhost` for a Unix socket). */
+  /**
+   * Where TCP clients connect: `http://127.0.0.1:<port>` (the real port, also
+   * for `port: 0`; IPv6 hosts in brackets). On a Unix socket it is
+   * `http://localhost`: only the origin a client puts in its requests while
+   * it connects to `socketPath` (`curl --unix-socket <socketPath>
+   * http://localhost/v1/models`); on its own that URL reaches nothing of this
+   * server (it means port 80), which is why `env()` refuses a socket server.
+   */
   readonly url: string;
-  /** The Unix socket path it listens on, for `listen: { path }`. */
+  /** The Unix socket path it listens on, for `listen: { path }`; undefined on TCP. */
   readonly socketPath: string | undefined;
   readonly #settings: ServerSettings;
   readonly #link: ServerLink;
@@ -90,10 +102,23 @@ export class MockServer implements AsyncDisposable {
    * A copy of `base` (`process.env` when called) with the server's variables:
    * `OPENAI_BASE_URL=<url>/v1`, `ANTHROPIC_BASE_URL=<url>`, both API keys
    * `'shimkit-test'`, and `127.0.0.1,localhost` added to NO_PROXY and no_proxy;
-   * the `env` option changes or drops them.
+   * the `env` option changes them (a string) or leaves one out (null: the
+   * base's own value, if any, stays).
+   *
+   * Throws `UnsupportedHereError` for a server on a Unix socket (`listen: {
+   * path }`): no SDK reaches a socket through a base URL (`http://localhost`
+   * would send it to port 80). Listen on TCP for env(), or hand the client
+   * `socketPath`. An argument that is not an env object is an
+   * `InvalidOptionError`.
    * @example execFileSync('my-agent', [], { env: api.env() })
    */
   env(base?: NodeJS.ProcessEnv): Record<string, string> {
+    if (base !== undefined) checkEnvBase(base, 'env()');
+    if (this.socketPath !== undefined) {
+      throw new UnsupportedHereError(
+        `${this.#ctx.name}: env() gives base URLs, and this server listens on a Unix socket, which the SDKs cannot reach through OPENAI_BASE_URL or ANTHROPIC_BASE_URL (its url, http://localhost, would send them to port 80). Listen on TCP for env() (the default: createMockServer() or listen: { port: 0 }), or hand the socket to the client: curl --unix-socket ${this.socketPath} http://localhost/v1/models, or undici's new Agent({ connect: { socketPath } }).`,
+      );
+    }
     return serverEnv(this.url, this.#settings.env, base);
   }
 
@@ -148,7 +173,8 @@ export class MockServer implements AsyncDisposable {
 
   /**
    * Resolve with the log once it has `n` requests; reject with a
-   * `WaitTimeoutError` after `timeoutMs`, a `DisposedError` at `dispose()`.
+   * `WaitTimeoutError` after `timeoutMs`, a `DisposedError` at `dispose()`
+   * or at `reset()` (which empties the log it counts).
    * @param options.timeoutMs @default 4000
    */
   waitForRequests(n: number, options?: { timeoutMs?: number }): Promise<LoggedRequest[]> {
@@ -159,6 +185,7 @@ export class MockServer implements AsyncDisposable {
     const log = this.#mirror.entries;
     return this.#waits.until({
       what: `waitForRequests(${n}) waited`,
+      gen: this.#mirror.gen, // a reset() rejects it: the log it counts is gone
       timeoutMs,
       check: () => (log.length >= n ? [...log] : undefined),
       onTimeout: () =>

@@ -31,8 +31,10 @@ export interface MockServerOptions {
   unmatched?: 'fail' | 'echo' | UnmatchedHandler;
   /**
    * Where to listen: TCP (port 0 picks a free port; `url` has the real one)
-   * or an absolute Unix socket path (`url` is then `http://localhost`, and
-   * clients connect to `socketPath`: `curl --unix-socket`).
+   * or an absolute Unix socket path, in a dir that exists (`url` is then
+   * `http://localhost`, only the origin clients send while they connect to
+   * `socketPath`: `curl --unix-socket`; `env()` refuses such a server, as no
+   * SDK reaches a socket through a base URL).
    * @default { host: '127.0.0.1', port: 0 }
    */
   listen?: { host?: string; port?: number } | { path: string };
@@ -68,7 +70,10 @@ export interface MockServerOptions {
   logBodyBytes?: number;
   /**
    * Variables `env()` adds or changes: a value (`'{url}'` in it is the
-   * server's URL), or `null` to leave out one of the defaults.
+   * server's URL), used as given, or `null` to leave out one of the defaults
+   * (the variable is then as the base env has it, or absent). NO_PROXY and
+   * no_proxy are two defaults: `{ NO_PROXY: null }` leaves NO_PROXY alone and
+   * still adds loopback to no_proxy.
    * @example createMockServer({ env: { MY_API_BASE: '{url}/api', OPENAI_API_KEY: null } })
    */
   env?: Record<string, string | null>;

@@ -11,8 +11,8 @@ export type WireValue = string | { regex: string; flags: string } | { any: true 
 
 /** A RequestMatch as the worker tests it. */
 export interface WireRequestMatch {
-  /** Upper-case. */
-  method?: string;
+  /** A string upper-case; a pattern is tested on the upper-case method. */
+  method?: WireValue;
   path?: WireValue;
   query?: Record<string, WireValue>;
   /** Lower-case names. */

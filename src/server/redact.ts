@@ -19,19 +19,54 @@ const SECRET_HEADERS = new Set([
   'set-cookie',
 ]);
 
-/** Query parameters that carry credentials without saying so (OAuth codes, signed URLs). */
-const SECRET_QUERY = new Set(['key', 'code', 'sig', 'signature', 'token', 'access_token']);
+/** Query parameters that carry credentials without saying so (OAuth codes), by whole name. */
+const SECRET_QUERY = new Set(['code']);
+
+/**
+ * Words that make a name key-like wherever they stand in it (its parts split
+ * at any non-letter-or-digit and at a lower-to-upper case change):
+ * `X-Amz-Signature`, `X-Goog-Signature`, `X-Hub-Signature-256`, `sig`,
+ * `X-Amz-Credential`, `upload_hmac`. SECRET_KEY_PATTERN covers KEY, TOKEN,
+ * SECRET, PASSWORD, CREDENTIAL … anywhere (`api_key`, `Access_Token`).
+ */
+const SECRET_PARTS = new Set([
+  'sig',
+  'sigs',
+  'signature',
+  'signatures',
+  'hmac',
+  'key',
+  'apikey',
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'credential',
+  'credentials',
+]);
+
+function hasSecretPart(name: string): boolean {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .some((part) => SECRET_PARTS.has(part));
+}
 
 export { REDACTED };
 
 /** Whether a header of this name is kept as `[redacted]`. */
 export function isSecretHeader(name: string): boolean {
-  return SECRET_HEADERS.has(name.toLowerCase()) || SECRET_KEY_PATTERN.test(name);
+  return (
+    SECRET_HEADERS.has(name.toLowerCase()) || SECRET_KEY_PATTERN.test(name) || hasSecretPart(name)
+  );
 }
 
 /** Whether a query parameter of this name is kept as `[redacted]`. */
 export function isSecretQuery(name: string): boolean {
-  return SECRET_QUERY.has(name.toLowerCase()) || SECRET_KEY_PATTERN.test(name);
+  return (
+    SECRET_QUERY.has(name.toLowerCase()) || SECRET_KEY_PATTERN.test(name) || hasSecretPart(name)
+  );
 }
 
 /** A copy of `headers` with every secret one's value (each line of a list) `[redacted]`. */

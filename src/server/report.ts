@@ -7,19 +7,24 @@ import type { WireHttpResponse } from './types.js';
  * The text of `assertDone()` and of a strict server's `dispose()` (design §3
  * report.ts), in the style of a mock binary's: what was scripted and not
  * used as often as asked, then — under `strict` — the requests no script
- * entry took, with the reason each got, then the log.
+ * entry took, with the reason each got, then the log. The count is of uses:
+ * each response asks for its `times` (`'always'`: at least one), optional
+ * ones for none, so what the lists miss is what the count misses.
  *
- *   mock server http://127.0.0.1:41234: 1 of 3 scripted responses used; never used: expectation 'plan' …
+ *   mock server http://127.0.0.1:41234: 1 of 3 scripted uses made; never used: expectation 'plan' …; used too few times: fifo#1 … (1 of 2 times)
  */
 export function notDoneReport(ctx: ServerContext, strict: boolean): string | undefined {
   const { mirror } = ctx;
   const unused: string[] = [];
   const partly: string[] = [];
-  let used = 0;
-  let total = 0;
+  // Uses, so the header and the lists agree: each response asks for `times` uses ('always': one), optional ones none.
+  let made = 0;
+  let asked = 0;
   const count = (what: string, n: number, times: number, optional: boolean) => {
-    total++;
-    if (n > 0) used++;
+    if (!optional) {
+      asked += wanted(times);
+      made += Math.min(n, wanted(times));
+    }
     if (n >= wanted(times) || optional) return;
     if (n === 0) unused.push(what);
     else partly.push(`${what} (${n} of ${timesText(times)})`);
@@ -30,7 +35,7 @@ export function notDoneReport(ctx: ServerContext, strict: boolean): string | und
   for (const f of mirror.fifo) count(`fifo#${f.index} ${f.summary}`, f.used, f.times, f.optional);
   const unmatched = strict ? mirror.unmatched() : [];
   if (unused.length === 0 && partly.length === 0 && unmatched.length === 0) return undefined;
-  const parts = [`${used} of ${total} scripted responses used`];
+  const parts = [`${made} of ${asked} scripted use${asked === 1 ? '' : 's'} made`];
   if (unused.length > 0) parts.push(`never used: ${unused.join(', ')}`);
   if (partly.length > 0) parts.push(`used too few times: ${partly.join(', ')}`);
   if (unmatched.length > 0) {

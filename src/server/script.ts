@@ -1,4 +1,4 @@
-import { InvalidResponseError } from '../internal/errors.js';
+import { InvalidOptionError, InvalidResponseError } from '../internal/errors.js';
 import { checkOptionKeys, optionError } from '../internal/options.js';
 import type { Asks } from './asks.js';
 import type { ReplayEntry } from './cassette-replay.js';
@@ -66,6 +66,7 @@ export class Scripting {
       throw optionError(where, 'name', 'a non-empty string', o.name);
     }
     const name = o.name ?? `expect#${id}`;
+    if (o.name !== undefined) this.#checkName(where, o.name);
     const encoded = encodeMatch(match, where, (fn) => this.#asks.addPredicate(fn));
     const { answer, wire } = this.#answer(response, `the response passed to ${where}`);
     const times = checkTimes(where, o.times ?? wire?.times ?? 1);
@@ -75,6 +76,22 @@ export class Scripting {
     const text = describeRequestMatch(encoded.wire);
     const state = this.#addExpectation(id, name, encoded.wire, text, answer, wire, times, optional);
     return new Expectation(this.#ctx, state);
+  }
+
+  /** A name of the test's own: not one shimkit gives, nor one another expectation has (claimedBy must tell them apart). */
+  #checkName(where: string, name: string): void {
+    if (/^(?:expect|fifo)#\d+$/.test(name) || name.startsWith('cassette:')) {
+      throw new InvalidOptionError(
+        `Expected the \`name\` option of ${where} to be a name of your own, got ${JSON.stringify(name)}: \`expect#<n>\`, \`fifo#<n>\` and \`cassette:…\` are the names shimkit gives in claimedBy.`,
+      );
+    }
+    for (const other of this.#ctx.mirror.expectations.values()) {
+      if (other.name === name) {
+        throw new InvalidOptionError(
+          `Expected the \`name\` option of ${where} to be a name no other expectation has, got ${JSON.stringify(name)}: expectation #${other.id} has it, and claimedBy could not tell the two apart. Give each expectation its own name (reset() frees the names).`,
+        );
+      }
+    }
   }
 
   /** HT-09: each interaction of a replayed cassette is an expectation for one request, before the test's own. */

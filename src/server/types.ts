@@ -91,10 +91,10 @@ export interface AnyValue {
 
 /** Which requests an expectation or a hold takes; every part given must fit. */
 export interface RequestMatch {
-  /** Case-insensitive. */
-  method?: string;
-  /** The path without the query: exact, or a RegExp. */
-  path?: string | RegExp;
+  /** A method in any case (`'post'` fits POST), a RegExp tested on the upper-case method (`/^(GET|HEAD)$/`), or `any()`. */
+  method?: string | RegExp | AnyValue;
+  /** The path without the query: exact, a RegExp, or `any()`. */
+  path?: string | RegExp | AnyValue;
   /** Query parameters: each named one must be there and fit. */
   query?: Record<string, string | RegExp | AnyValue>;
   /** Headers (names in any case): each named one must be there and fit. */

@@ -275,7 +275,7 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
     })();
     expect(error).toBeInstanceOf(UnusedResponsesError);
     expect(error?.message).toContain(
-      `mock server ${api.url}: 2 of 4 scripted responses used; never used: expectation 'never' { path: '/e' } → {status:429,body:[9 bytes]}; used too few times: expectation 'twice' { path: '/a' } → {status:200,body:[1 bytes]} (1 of 2 times).`,
+      `mock server ${api.url}: 2 of 4 scripted uses made; never used: expectation 'never' { path: '/e' } → {status:429,body:[9 bytes]}; used too few times: expectation 'twice' { path: '/a' } → {status:200,body:[1 bytes]} (1 of 2 times).`,
     );
     expect(error?.message).toContain('#3 POST /d → unmatched, 500, complete');
 

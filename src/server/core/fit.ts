@@ -63,7 +63,12 @@ function parts(match: WireRequestMatch, view: RequestView): Array<string | undef
   const out: Array<string | undefined> = [];
   if (match.method !== undefined) {
     const got = view.method.toUpperCase();
-    out.push(got === match.method ? undefined : `method: expected ${match.method}, got ${got}`);
+    const want = match.method;
+    out.push(
+      argFits(want, got)
+        ? undefined
+        : `method: expected ${typeof want === 'string' ? want : describeArg(want)}, got ${got}`,
+    );
   }
   if (match.path !== undefined) {
     out.push(

@@ -35,7 +35,7 @@ export function listen(address: WireListen, handlers: ListenHandlers): Promise<L
         ok: false,
         address: where,
         errno: error.code,
-        message: listenAdvice(where, error),
+        message: listenAdvice(where, address.kind, error),
       });
     });
     const ready = () => {
@@ -65,14 +65,18 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-function listenAdvice(where: string, error: NodeJS.ErrnoException): string {
+function listenAdvice(where: string, kind: 'tcp' | 'unix', error: NodeJS.ErrnoException): string {
   const base = `createMockServer() cannot listen on ${where}: ${error.message}.`;
   switch (error.code) {
     case 'EADDRINUSE':
-      return `${base} Something else listens there: use port 0 (the default) to pick a free port, or a socket path of this test's own (in a dir made with mkdtemp).`;
+      return kind === 'tcp'
+        ? `${base} Something else listens there: use port 0 (the default) to pick a free port.`
+        : `${base} Something listens on that socket: use a socket path of this test's own (in a dir made with mkdtemp).`;
     case 'EACCES':
     case 'EPERM':
-      return `${base} No permission: ports below 1024 need privileges, and a socket needs a dir you can write. Use port 0, or a path in a dir made with mkdtemp.`;
+      return kind === 'tcp'
+        ? `${base} No permission: ports below 1024 need privileges. Use port 0 (the default) or a port from 1024.`
+        : `${base} No permission to make a socket in its dir: use a path in a dir you can write, made with mkdtemp.`;
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
       return `${base} The host is not an address of this machine: use 127.0.0.1 (the default).`;
