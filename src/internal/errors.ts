@@ -44,8 +44,9 @@ export class CallAssertionError extends ShimkitError {
 /**
  * What was asked cannot work in this environment, though nothing passed was
  * wrong: `install()` under jest, whose test files each get their own copy of
- * `process.env` that the programs a test starts never see. The message says
- * what to do instead.
+ * `process.env` that the programs a test starts never see; `env()` of a mock
+ * server on a Unix socket, which no SDK reaches through a base URL. The
+ * message says what to do instead.
  */
 export class UnsupportedHereError extends ShimkitError {
   constructor(message: string) {

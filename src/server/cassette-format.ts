@@ -25,12 +25,14 @@ export type ServerCassetteMode = 'record' | 'replay' | 'auto' | 'record-missing'
  * `SHIMKIT_CASSETTE_MODE` overrides `mode`, as for mock binaries, so CI can
  * replay what a developer recorded. Secrets are not written: the headers
  * `authorization`, `proxy-authorization`, `x-api-key`, `api-key`,
- * `x-goog-api-key`, `cookie`, `set-cookie` and any whose name looks like a
- * credential (SECRET_KEY_PATTERN: KEY, TOKEN, SECRET, AUTH, COOKIE,
- * SESSION …), and query values named `key`, `code`, `sig`, `signature`,
- * `token`, `access_token` or like a credential, are kept as `[redacted]`
- * (a redacted query value matches any value on replay). Bodies are kept as
- * they are.
+ * `x-goog-api-key`, `cookie`, `set-cookie`, the query value `code`, and
+ * every header or query value whose name looks like a credential, in any
+ * case: it contains KEY, TOKEN, SECRET, PASSWORD, AUTH, COOKIE, SESSION,
+ * CREDENTIAL … (SECRET_KEY_PATTERN), or one of its parts (split at `-`, `_`,
+ * `.` and case changes) is `sig`, `signature` or `hmac` — `X-Amz-Signature`,
+ * `X-Goog-Signature`, `X-Amz-Credential`, `api_key`, `Access_Token`. They
+ * are kept as `[redacted]` (a redacted query value matches any value on
+ * replay). Bodies are kept as they are.
  *
  * Requests passed upstream are logged with `claimedBy:
  * 'cassette:<file>#<n>'` (`<file>` the base name, `<n>` the number the

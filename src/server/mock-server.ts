@@ -210,7 +210,9 @@ export class MockServer implements AsyncDisposable {
    * Forget the script (expectations, FIFO, holds) and the log, as a new
    * server would have them (a replayed cassette's interactions are
    * scripted again; what was recorded is kept for the file); held requests
-   * end (504), waits on the old script reject with `DisposedError`.
+   * end (a 504, or after their headers a body cut short), and waits on the
+   * old script — `waitForRequests()`, `waitSatisfied()`, a hold's waits —
+   * reject with `DisposedError` ("was reset() while …").
    */
   reset(): void {
     this.#sync(true);
@@ -228,8 +230,11 @@ export class MockServer implements AsyncDisposable {
   }
 
   /**
-   * Stop serving: pending waits reject (`DisposedError`), holds end, open
-   * connections (keep-alive ones too) close at once, the worker ends; a
+   * Stop serving: pending waits reject (`DisposedError`), open connections
+   * (keep-alive ones too) close at once — a held request's as well, without
+   * the rest of its response (before its headers the client gets no answer,
+   * curl 52; after some events the body ends without its last chunk, curl
+   * 18) — and the worker ends; a
    * recording cassette is written; then a strict server throws its
    * `assertDone()` report. Idempotent: a later call resolves once the first
    * is done, and throws nothing.

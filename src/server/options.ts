@@ -64,7 +64,8 @@ export interface MockServerOptions {
   bodyLimitBytes?: number;
   /**
    * How many bytes of each request body the log keeps (`body`); `bodyBytes`
-   * counts them all.
+   * counts the whole body (for one refused with 413: its `content-length`,
+   * or the chunked bytes read when the limit was crossed).
    * @default 1048576 (1 MiB)
    */
   logBodyBytes?: number;

@@ -24,26 +24,13 @@ const SECRET_QUERY = new Set(['code']);
 
 /**
  * Words that make a name key-like wherever they stand in it (its parts split
- * at any non-letter-or-digit and at a lower-to-upper case change):
- * `X-Amz-Signature`, `X-Goog-Signature`, `X-Hub-Signature-256`, `sig`,
- * `X-Amz-Credential`, `upload_hmac`. SECRET_KEY_PATTERN covers KEY, TOKEN,
- * SECRET, PASSWORD, CREDENTIAL … anywhere (`api_key`, `Access_Token`).
+ * at any non-letter-or-digit and at a lower-to-upper case change), which
+ * SECRET_KEY_PATTERN (KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL … anywhere:
+ * `api_key`, `Access_Token`, `X-Amz-Credential`) does not cover: signed URLs'
+ * `X-Amz-Signature`, `X-Goog-Signature`, `sig`, `uploadSig`, webhooks'
+ * `X-Hub-Signature-256`, `hmac`.
  */
-const SECRET_PARTS = new Set([
-  'sig',
-  'sigs',
-  'signature',
-  'signatures',
-  'hmac',
-  'key',
-  'apikey',
-  'token',
-  'secret',
-  'password',
-  'passwd',
-  'credential',
-  'credentials',
-]);
+const SECRET_PARTS = new Set(['sig', 'sigs', 'signature', 'signatures', 'hmac']);
 
 function hasSecretPart(name: string): boolean {
   return name

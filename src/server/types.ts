@@ -132,7 +132,12 @@ export interface LoggedRequest {
   headers: Record<string, string>;
   /** The body's first `logBodyBytes` bytes. */
   body: Buffer;
-  /** The body's length, also past what `body` keeps. */
+  /**
+   * The body's length, also past what `body` keeps (`body.length <
+   * bodyBytes`: it was cut at `logBodyBytes`). For a body refused with 413
+   * it is the declared `content-length`, or for a chunked body the bytes
+   * read when the limit was crossed (the rest is not read).
+   */
   bodyBytes: number;
   /** The body parsed as JSON, or undefined if it is not JSON. */
   json: unknown;
