@@ -265,6 +265,31 @@ describe('cassettes (HT-09)', () => {
   });
 });
 
+describe('bodyBytes (HT-07)', () => {
+  it('HT-07 bodyBytes counts the whole body past logBodyBytes; for a 413 the declared content-length, or the chunked bytes read when the limit was crossed', async () => {
+    const api = await server({ logBodyBytes: 10, bodyLimitBytes: 100_000 });
+    api.enqueue({ text: 'ok', times: 'always' });
+    const file = join(testDir(), 'body');
+    writeFileSync(file, 'x'.repeat(60_000));
+    await curl(['--data-binary', `@${file}`, `${api.url}/whole`]);
+    writeFileSync(file, 'y'.repeat(300_000));
+    await curl(['--data-binary', `@${file}`, `${api.url}/declared`]);
+    await curl([
+      '-H',
+      'transfer-encoding: chunked',
+      '--data-binary',
+      `@${file}`,
+      `${api.url}/chunked`,
+    ]);
+    const [whole, declared, chunked] = api.requests();
+    expect([whole?.body.length, whole?.bodyBytes]).toEqual([10, 60_000]);
+    expect([declared?.response.status, declared?.bodyBytes]).toEqual([413, 300_000]);
+    expect(chunked?.response.status).toBe(413);
+    expect(chunked?.bodyBytes).toBeGreaterThan(100_000);
+    expect(chunked?.bodyBytes).toBeLessThanOrEqual(300_000);
+  });
+});
+
 describe('reset() (HT-06)', () => {
   it('HT-06 a pending waitForRequests() rejects with DisposedError at reset(), and never resolves with requests of the new script', async () => {
     const api = await server();
