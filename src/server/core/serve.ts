@@ -68,8 +68,13 @@ export function fixedBody(
     : `its body is json, text or bodyBase64, and the headers already sent say content-length: ${String(length)}`;
 }
 
-/** The response's headers as `writeHead()` takes them (a body's `content-length` added). */
-export function headersOf(response: WireHttpResponse): OutgoingHttpHeaders {
+/**
+ * The response's headers as `writeHead()` takes them: a body's
+ * `content-length` added; to a HEAD request a chunked body's
+ * `transfer-encoding: chunked` too (the headers a GET would get, which
+ * Node leaves out; without them a client cannot keep the connection).
+ */
+export function headersOf(response: WireHttpResponse, head = false): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of response.headers) {
     const had = headers[name];
@@ -84,11 +89,19 @@ export function headersOf(response: WireHttpResponse): OutgoingHttpHeaders {
   ) {
     headers['content-length'] = String(response.pieces[0]?.length ?? 0);
   }
+  if (
+    head &&
+    response.kind !== 'body' &&
+    headers['content-length'] === undefined &&
+    headers['transfer-encoding'] === undefined
+  ) {
+    headers['transfer-encoding'] = 'chunked';
+  }
   return headers;
 }
 
 function writeHead(x: Exchange, response: WireHttpResponse, error: string | undefined): void {
-  const headers = headersOf(response);
+  const headers = headersOf(response, x.req.method === 'HEAD');
   x.patch(
     error === undefined
       ? { status: response.status, startedAt: Date.now() }
