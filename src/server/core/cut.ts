@@ -14,12 +14,14 @@ import type { Exchange } from './exchange.js';
  */
 export async function cutNow(x: Exchange, how: ResponseCut['how'], error?: string): Promise<void> {
   x.end('cut', error);
-  if (!(await x.flushed())) return;
   if (how === 'stall') {
-    x.delivered();
-    if (await x.wait(x.timeoutMs)) x.socket.destroy();
+    // timeoutMs runs from the cut even when a client that does not read keeps the bytes before it back.
+    if (!(await x.onWire())) return;
+    void x.flushed().then((ok) => ok && x.delivered());
+    if (await x.wait(x.timeoutMs)) x.closeByServer();
     return;
   }
+  if (!(await x.flushed())) return;
   if (how === 'fin') {
     x.socket.end();
     x.finish();

@@ -122,6 +122,19 @@ export class Exchange {
     this.#delivered = true;
   }
 
+  /**
+   * The server ends the connection itself (a stall's `timeoutMs`): the
+   * entry keeps its end, with the counts of what was really written.
+   */
+  closeByServer(): void {
+    if (!this.#delivered) {
+      this.#delivered = true;
+      if (this.#sent.bytes !== this.bytesSent || this.#sent.events !== this.events)
+        this.patch({ bytesSent: this.#sent.bytes, events: this.#sent.events });
+    }
+    this.socket.destroy();
+  }
+
   /** `res.write(piece)`, counted as sent (with `events` events) once its write completed. */
   write(piece: Uint8Array, events = 0): boolean {
     return this.res.write(piece, (error?: Error | null) => {
