@@ -138,12 +138,13 @@ describe('serving (review findings)', () => {
     api.enqueue([
       sse.events([{ data: 'one' }, { data: 'two' }, { data: 'three' }], { eventDelayMs: 100 }),
       reply.json({ second: true }, { cut: { afterBytes: 3, how: 'fin' } }),
+      reply.text('third, never sent'),
     ]);
     const { got } = JSON.parse(
       await node(
         PIPELINE,
         port(api.url),
-        'GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\n',
+        'GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\nGET /3 HTTP/1.1\r\nHost: x\r\n\r\n',
       ),
     );
     const [head1, rest] = (got as string).split(
@@ -161,6 +162,12 @@ describe('serving (review findings)', () => {
     ]);
     // The second response started on the wire only after the first was finished.
     expect(b?.response.startedAt).toBeGreaterThanOrEqual(a?.response.endedAt as number);
+    // The third, behind the cut one, never went out: the server's doing, not the client's.
+    const third = api.requests()[2];
+    expect(third?.response).toMatchObject({ status: undefined, bytesSent: 0, endedBy: 'cut' });
+    expect(third?.error).toBe(
+      'shimkit: the server closed the connection after the response to GET /2 (request #2) (its cut, reset, wireBase64 answer or connection: close), before the response to GET /3 (request #3), pipelined behind it, was sent.',
+    );
   });
 
   it("HT-05 a pipelined second request's resetBeforeHeaders resets the connection only after the first response completed", async () => {

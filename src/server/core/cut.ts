@@ -22,6 +22,7 @@ export async function cutNow(x: Exchange, how: ResponseCut['how'], error?: strin
     return;
   }
   if (!(await x.flushed())) return;
+  x.endsConnection();
   if (how === 'fin') {
     x.socket.end();
     x.finish();
@@ -38,6 +39,7 @@ export async function cutNow(x: Exchange, how: ResponseCut['how'], error?: strin
 export async function resetNow(x: Exchange): Promise<void> {
   x.end('cut');
   if (!(await x.onWire())) return;
+  x.endsConnection();
   const socket = x.socket;
   if (typeof socket.resetAndDestroy === 'function' && socket.remoteAddress)
     socket.resetAndDestroy();

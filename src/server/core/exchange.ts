@@ -123,6 +123,15 @@ export class Exchange {
   }
 
   /**
+   * This response ends the connection (a cut, a reset, a `wireBase64`
+   * answer, `connection: close`): responses pipelined behind it that never
+   * go out are then logged `cut`, not `client-abort`.
+   */
+  endsConnection(): void {
+    closers.set(this.socket, this.label);
+  }
+
+  /**
    * The server ends the connection itself (a stall's `timeoutMs`): the
    * entry keeps its end, with the counts of what was really written.
    */
@@ -132,6 +141,7 @@ export class Exchange {
       if (this.#sent.bytes !== this.bytesSent || this.#sent.events !== this.events)
         this.patch({ bytesSent: this.#sent.bytes, events: this.#sent.events });
     }
+    this.endsConnection();
     this.socket.destroy();
   }
 
@@ -247,13 +257,19 @@ export class Exchange {
       this.#delivered = true;
       this.#ended = true;
       const patch: EntryPatch = { bytesSent: this.#sent.bytes, events: this.#sent.events };
+      const closer = closers.get(this.socket);
+      let note: string | undefined;
       if (this.#disposed()) {
         const held = this.pausedAt === undefined ? '' : ` while hold() #${this.pausedAt} held it`;
-        const note = `shimkit: dispose() closed the connection of ${this.label}${held}, before its response was finished.`;
+        note = `shimkit: dispose() closed the connection of ${this.label}${held}, before its response was finished.`;
+      } else if (closer !== undefined && closer !== this.label) {
+        note = `shimkit: the server closed the connection after the response to ${closer} (its cut, reset, wireBase64 answer or connection: close), before the response to ${this.label}, pipelined behind it, was sent.`;
+      }
+      if (note === undefined) {
+        patch.endedBy = 'client-abort';
+      } else {
         patch.endedBy = 'cut';
         patch.error = this.#error === undefined ? note : `${this.#error} ${note}`;
-      } else {
-        patch.endedBy = 'client-abort';
       }
       this.patch(patch);
     }
@@ -261,6 +277,9 @@ export class Exchange {
     for (const wake of [...this.#wakers]) wake();
   }
 }
+
+/** The response that ended each connection, by label, when one did. */
+const closers = new WeakMap<Socket, string>();
 
 type Watcher = (hard: boolean) => void;
 const watchers = new WeakMap<Socket, Set<Watcher>>();

@@ -54,6 +54,7 @@ export function tooLarge(
   wire.headers.push(['connection', 'close']);
   const body = wire.pieces[0] as Uint8Array;
   x.patch({ status: 413, startedAt: Date.now() });
+  x.endsConnection();
   res.writeHead(413, headersOf(wire));
   x.bytesSent = body.length;
   x.end('complete');

@@ -107,6 +107,7 @@ function writeHead(x: Exchange, response: WireHttpResponse, error: string | unde
       ? { status: response.status, startedAt: Date.now() }
       : { status: response.status, startedAt: Date.now(), error },
   );
+  if (/\bclose\b/i.test(String(headers.connection ?? ''))) x.endsConnection();
   x.res.writeHead(response.status, headers);
   if (response.kind !== 'body' || x.hold?.afterEvents !== undefined || response.cut)
     x.res.flushHeaders();

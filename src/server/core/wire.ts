@@ -14,6 +14,7 @@ export async function writeWire(x: Exchange, response: WireHttpResponse): Promis
   const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(first)?.[1];
   x.patch({ status: status === undefined ? undefined : Number(status), startedAt: Date.now() });
   if (!(await x.onWire())) return;
+  x.endsConnection();
   for (let i = 0; i < response.pieces.length; i++) {
     const gap = response.gaps[i] ?? 0;
     if (gap > 0 && !(await x.wait(gap))) return;
