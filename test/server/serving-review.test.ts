@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -227,6 +228,23 @@ s.write('GET /1 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\nGET /2 HTTP/1.1\\r\\nHost: x\\r
       bodyBytes: 100 * 1024 * 1024,
       response: { status: 413, endedBy: 'complete' },
     });
+    // curl stops sending once it has the 413 and closes mid-body: that is no second request.
+    const file = join(testDir(), 'body.bin');
+    writeFileSync(file, Buffer.alloc(5 * 1024 * 1024, 'z'));
+    const out = await curl([
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      '--data-binary',
+      `@${file}`,
+      `${api.url}/c`,
+    ]);
+    expect(out.stdout.toString()).toBe('413');
+    expect(api.requests().map((r) => [r.path, r.response.status, r.response.endedBy])).toEqual([
+      ['/up', 413, 'complete'],
+      ['/c', 413, 'complete'],
+    ]);
   });
 
   it('HT-12 a client that stops sending a refused body has the 413, and the connection closes after about a second, not never', async () => {

@@ -64,8 +64,12 @@ export function tooLarge(
   discardRest(req, () => res.end());
 }
 
+/** Connections reading the rest of a refused body: a client that closes in its middle is no new request. */
+const discarding = new WeakSet<Socket>();
+
 /** Read and drop the rest of `req` (see tooLarge), then call `done` once. */
 function discardRest(req: IncomingMessage, done: () => void): void {
+  discarding.add(req.socket);
   let more = 0;
   let timer: NodeJS.Timeout | undefined;
   let over = false;
@@ -106,7 +110,12 @@ const REASONS: Record<number, string> = {
 };
 
 export function clientError(parts: CoreParts, error: ParseError, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable || parts.disposed()) {
+  if (
+    error.code === 'ECONNRESET' ||
+    !socket.writable ||
+    parts.disposed() ||
+    discarding.has(socket)
+  ) {
     socket.destroy();
     return;
   }
