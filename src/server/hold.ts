@@ -59,8 +59,8 @@ export class HeldRequest {
    * at once (a `WaitTimeoutError` that does not wait for `timeoutMs`, whose
    * message says what ended it) when the response ended before it
    * got there — a cut or `resetBeforeHeaders` before the hold point, a
-   * `wireBase64` answer (written whole, it has no hold point), or a client
-   * that left — since it will never pause.
+   * `wireBase64` answer (written whole, it has no hold point), a client
+   * that left, or a `release()` that came first — since it will never pause.
    * @param options.timeoutMs @default 4000
    */
   waitBlocked(options?: { timeoutMs?: number }): Promise<LoggedRequest> {
@@ -71,8 +71,9 @@ export class HeldRequest {
       if (request === undefined || endedBy === undefined) return undefined;
       const point =
         this.#afterEvents === undefined ? 'before the headers' : `after event ${this.#afterEvents}`;
-      const why =
-        endedBy === 'cut'
+      const why = this.#released
+        ? 'release() came before it got there, so it passed without pausing'
+        : endedBy === 'cut'
           ? 'a cut or resetBeforeHeaders ended it first'
           : endedBy === 'client-abort'
             ? 'the client left first'

@@ -449,6 +449,13 @@ s.write('GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n');
       expect((error as Error).message).toMatch(message);
       expect(performance.now() - started).toBeLessThan(3000); // not the 4 s timeout
     }
+    api.enqueue(reply.text('straight through'));
+    const early = api.hold({ path: '/early' });
+    early.release();
+    await curl([`${api.url}/early`]);
+    await expect(early.waitBlocked()).rejects.toThrow(
+      /request #4 ended \(complete\) before it reached the hold point \(before the headers\), so it will never pause: release\(\) came before it got there, so it passed without pausing\.$/,
+    );
   });
 
   it('HT-08 reply.status({ retryAfter: 1.5 }) sends retry-after: 2 (whole seconds, as the header takes them) and retry-after-ms: 1500', async () => {
