@@ -19,6 +19,6 @@ export interface ServerContext {
    */
   sync(scripting: boolean): void;
   post(message: ControlMessage): void;
-  /** A response checked for this server (`toWireResponse`, and no `rst` on a Unix socket). */
+  /** A response checked for this server (`toWireResponse`, and no reset — `rst`, `resetBeforeHeaders` — on a Unix socket). */
   checkResponse(value: unknown, where: string): WireHttpResponse;
 }

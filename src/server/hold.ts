@@ -55,21 +55,48 @@ export class HeldRequest {
 
   /**
    * Resolve with the request once its response is paused at the hold point
-   * (before the headers, or after event `afterEvents` was written).
+   * (before the headers, or after event `afterEvents` was written). Rejects
+   * at once (a `WaitTimeoutError` that does not wait for `timeoutMs`, whose
+   * message says what ended it) when the response ended before it
+   * got there — a cut or `resetBeforeHeaders` before the hold point, a
+   * `wireBase64` answer (written whole, it has no hold point), a client
+   * that left, or a `release()` that came first — since it will never pause.
    * @param options.timeoutMs @default 4000
    */
   waitBlocked(options?: { timeoutMs?: number }): Promise<LoggedRequest> {
-    return this.#wait('waitBlocked', options, () =>
-      this.#state.stage === 'blocked' ? this.#state.request : undefined,
-    );
+    return this.#wait('waitBlocked', options, () => {
+      const { stage, request } = this.#state;
+      if (stage === 'blocked') return request;
+      const endedBy = request?.response.endedBy;
+      if (request === undefined || endedBy === undefined) return undefined;
+      const point =
+        this.#afterEvents === undefined ? 'before the headers' : `after event ${this.#afterEvents}`;
+      const why = this.#released
+        ? 'release() came before it got there, so it passed without pausing'
+        : endedBy === 'cut'
+          ? 'a cut or resetBeforeHeaders ended it first'
+          : endedBy === 'client-abort'
+            ? 'the client left first'
+            : 'a wireBase64 answer is written whole, without a hold point';
+      throw new WaitTimeoutError(
+        `${this.#ctx.name}: ${this.#label}.waitBlocked(): the response to request #${request.seq} ended (${endedBy}) before it reached the hold point (${point}), so it will never pause: ${why}.${request.error ? ` Its log entry says: ${request.error}` : ''}`,
+      );
+    });
   }
 
   /**
    * Let the response go on; with `response`, that one is served instead.
    * Once the headers are out (`afterEvents`), a replacement may only carry
    * more body: `sse` or `chunks` (with `eventDelayMs`, and a `cut` counted
-   * from the release). A release before the request came lets it pass
-   * without pausing. Idempotent; a no-op after `dispose()`.
+   * from the release), and only after a response that is itself chunked
+   * (`sse`, `chunks`): after the headers of a json, text or bodyBase64 body
+   * (sent with content-length) or of one without a body (HEAD, 204, 304)
+   * nothing else can follow, and release() throws an `InvalidOptionError`
+   * saying so once the server knows the held response (when the request
+   * came, or, for a function's response, when it paused). A replacement
+   * given earlier is then not used: the scripted body is sent and the
+   * entry's `error` says why. A release before the request came lets it
+   * pass without pausing. Idempotent; a no-op after `dispose()`.
    */
   release(response?: MockServerResponse): void {
     if (this.#ctx.disposed || this.#released) return;
@@ -77,6 +104,13 @@ export class HeldRequest {
     const where = `release() of ${this.#label}`;
     let wire: ReturnType<ServerContext['checkResponse']> | undefined;
     if (response !== undefined) {
+      const fixed = this.#state.fixed;
+      if (this.#afterEvents !== undefined && fixed !== undefined) {
+        const seq = this.#state.request?.seq;
+        throw new InvalidOptionError(
+          `The response passed to ${where} cannot be served: the hold is after the headers of the response to request #${seq}, and ${fixed}, so nothing else can follow them (the client would read the replacement's bytes as that body). Call release() without a response to send the scripted body; to replace the whole response, hold it before the headers (hold() without afterEvents); to pause in the middle of a body, script it as chunks or sse.`,
+        );
+      }
       if (this.#afterEvents !== undefined && typeof response === 'object' && response !== null) {
         const extra = Object.keys(response).filter((k) => !AFTER_HEADERS.includes(k));
         if (extra.length > 0) {

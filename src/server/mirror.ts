@@ -51,6 +51,8 @@ export interface HoldState {
   gen: number;
   stage: 'waiting' | 'received' | 'blocked';
   request: LoggedRequest | undefined;
+  /** Why a replacement cannot follow the held response's hold point, once the worker knows. */
+  fixed?: string;
 }
 
 interface Meta {
@@ -108,6 +110,7 @@ export class Mirror {
         if (!hold) break;
         hold.request ??= this.#bySeq.get(event.seq)?.request;
         if (hold.stage !== 'blocked') hold.stage = event.stage;
+        if (event.fixed !== undefined) hold.fixed = event.fixed;
         break;
       }
       case 'ask':

@@ -20,6 +20,7 @@ import type { ServerSettings } from './options.js';
 import type { ControlMessage } from './protocol.js';
 import { notDoneReport } from './report.js';
 import { type ExpectOptions, type HoldOptions, Scripting } from './script.js';
+import { Settler } from './settle.js';
 import type { LoggedRequest, MockServerResponse, RequestMatch, ResponseHandler } from './types.js';
 import { Waits, waitTimeout } from './waits.js';
 
@@ -50,6 +51,7 @@ export class MockServer implements AsyncDisposable {
   readonly #waits: Waits;
   readonly #onDispose: () => void;
   readonly #scripting: Scripting;
+  readonly #settler: Settler;
   /** A replayed cassette's interactions, scripted first (and again after reset()). */
   readonly #replay: readonly ReplayEntry[];
   #disposing: Promise<void> | undefined;
@@ -73,6 +75,7 @@ export class MockServer implements AsyncDisposable {
     this.#onDispose = init.onDispose;
     this.#replay = init.replay ?? [];
     this.#waits = new Waits(() => this.#link.ref());
+    this.#settler = new Settler(init.link, init.mirror);
     const server = this;
     this.#ctx = {
       name: `mock server ${init.socketPath ?? init.url}`,
@@ -159,15 +162,20 @@ export class MockServer implements AsyncDisposable {
     return this.#scripting.hold(match, options);
   }
 
-  /** Every request so far, in order (HT-07). Exact once a client saw its answer. */
+  /**
+   * Every request so far, in order (HT-07). Exact once a client saw its
+   * answer; a client that left before it was finished (and before this
+   * call) is `client-abort`: while a response is unfinished, the call
+   * waits for the worker to catch up (a round trip, at most 25 ms).
+   */
   requests(): LoggedRequest[] {
-    this.#sync(false);
+    this.#read();
     return [...this.#mirror.entries];
   }
 
-  /** The latest request, if any. */
+  /** The latest request, if any (settled as `requests()`). */
   lastRequest(): LoggedRequest | undefined {
-    this.#sync(false);
+    this.#read();
     return this.#mirror.entries.at(-1);
   }
 
@@ -201,7 +209,7 @@ export class MockServer implements AsyncDisposable {
    * request had no scripted response. The message lists them and the log.
    */
   assertDone(): void {
-    this.#sync(false);
+    this.#read();
     const report = notDoneReport(this.#ctx, this.#settings.strict);
     if (report) throw new UnusedResponsesError(report);
   }
@@ -268,6 +276,12 @@ export class MockServer implements AsyncDisposable {
     }
     if (scripting && this.#disposing !== undefined) throw new DisposedError(this.#ctx.name);
     this.#link.drain();
+  }
+
+  /** A read of the log: drained, and settled while a response is unfinished (settle.ts). */
+  #read(): void {
+    this.#sync(false);
+    if (this.#disposing === undefined) this.#settler.settle();
   }
 
   #post(message: ControlMessage): void {

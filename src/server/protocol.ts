@@ -124,6 +124,12 @@ export type ControlMessage =
   | { type: 'answer'; ask: number; ok: false; error: string }
   | { type: 'reset'; gen: number }
   | { type: 'dispose' }
+  /**
+   * A read of the log settles (requests(), assertDone()): after two turns of
+   * its loop (so a FIN or RST the kernel already has is seen) the worker
+   * posts what is pending, then stores `n` in `flag[0]` and notifies it.
+   */
+  | { type: 'sync'; flag: Int32Array; n: number }
   /** @internal A test of the crash path: the worker throws from a timer. */
   | { type: 'crash' };
 
@@ -136,7 +142,15 @@ export type ServerEvent =
   | { type: 'listen-error'; address: string; errno: string | undefined; message: string }
   | { type: 'entry'; gen: number; entry: WireEntry }
   | { type: 'update'; gen: number; seq: number; patch: EntryPatch }
-  | { type: 'held'; gen: number; id: number; seq: number; stage: 'received' | 'blocked' }
+  | {
+      type: 'held';
+      gen: number;
+      id: number;
+      seq: number;
+      stage: 'received' | 'blocked';
+      /** Why a replacement given to release() cannot follow the held response's headers (a hold with `afterEvents` on a body sent with content-length, or on one with no body). */
+      fixed?: string;
+    }
   | {
       type: 'ask';
       gen: number;

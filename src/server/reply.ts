@@ -17,7 +17,7 @@ import type { MockServerResponse } from './types.js';
 
 /** Options of {@link status}; the response fields ({@link ResponseOptions}) pass through. */
 export interface StatusReplyOptions extends ResponseOptions {
-  /** Seconds for `retry-after` (and `retry-after-ms`, unless given). */
+  /** Seconds for `retry-after`, rounded up to whole seconds (the header takes no fraction); `retry-after-ms` gets the exact value unless given. */
   retryAfter?: number;
   /** Milliseconds for `retry-after-ms` (and `retry-after` rounded up to seconds, unless given). The SDKs read this one first. */
   retryAfterMs?: number;
@@ -105,9 +105,13 @@ export function status(code: number, options?: StatusReplyOptions): MockServerRe
     ['retryAfter', 'retryAfterMs', 'message', 'errorType', 'errorCode'],
     where,
   );
-  if (!Number.isInteger(code) || code < 100 || code > 999) {
+  if (!Number.isInteger(code) || code < 200 || code > 999) {
+    const informational =
+      Number.isInteger(code) && code >= 100 && code < 200
+        ? ' A 1xx status is informational, not an answer: the client would wait for a final one. To send one on purpose use reply.wire().'
+        : '';
     throw new InvalidOptionError(
-      `Expected the status code of ${where} to be an integer from 100 to 999, got ${describeValue(code)}.`,
+      `Expected the status code of ${where} to be an integer from 200 to 999, got ${describeValue(code)}.${informational}`,
     );
   }
   if (o.status !== undefined) {
@@ -119,8 +123,9 @@ export function status(code: number, options?: StatusReplyOptions): MockServerRe
   const seconds = delay(o.retryAfter, where, 'retryAfter', 1000);
   const ms = delay(o.retryAfterMs, where, 'retryAfterMs', 1);
   if (seconds !== undefined || ms !== undefined) {
-    headers['retry-after'] = String(seconds ?? Math.ceil((ms as number) / 1000));
-    headers['retry-after-ms'] = String(ms ?? (seconds as number) * 1000);
+    // retry-after is whole seconds (RFC 9110 delay-seconds): a fraction rounds up.
+    headers['retry-after'] = String(Math.ceil(seconds ?? (ms as number) / 1000));
+    headers['retry-after-ms'] = String(ms ?? Math.round((seconds as number) * 1000));
   }
   const user = o.headers ?? {};
   for (const name of Object.keys(headers)) {

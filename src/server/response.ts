@@ -35,7 +35,9 @@ const WITH_WIRE = ['wireBase64', 'delayMs', 'resetBeforeHeaders', 'times', 'opti
  *
  * Decisions the types leave open: fields set to `undefined` count as absent;
  * `times` is an integer from 1 to 1000000 or `'always'` (as a mock binary's
- * `MockResponse`), `'always'` becoming `Infinity` here; a `cut` past the end
+ * `MockResponse`), `'always'` becoming `Infinity` here; `status` is 200 to
+ * 999 (a 1xx is no final answer: the client would hang; `wireBase64` can
+ * still send one); a `cut` past the end
  * of the body or the events is refused (it would never happen); with
  * `resetBeforeHeaders` nothing of the answer is written, the rest is only
  * checked. The result holds only plain data and fresh `Uint8Array`s
@@ -100,7 +102,12 @@ function encode(value: unknown, where: string): WireHttpResponse {
   }
   const status = 'status' in r ? r.status : 200;
   if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 999) {
-    throw fieldError(where, 'status', 'an integer from 100 to 999', status);
+    throw fieldError(where, 'status', 'an integer from 200 to 999', status);
+  }
+  if ((status as number) < 200) {
+    throw new InvalidResponseError(
+      `${where}: status must be an integer from 200 to 999, got ${status as number}: a 1xx status (100 Continue, 101 Switching Protocols, 103 Early Hints …) is informational, not an answer, so the client would wait for the final response that never comes. To send such bytes on purpose, give the whole answer as wireBase64 (reply.wire()).`,
+    );
   }
   const kind = bodies[0];
   if (r.eventDelayMs !== undefined && kind !== 'sse') {

@@ -202,12 +202,21 @@ export class Scripting {
     return { answer: { wire }, wire };
   }
 
-  /** A response checked for this server: toWireResponse, and no `rst` on a Unix socket. */
+  /**
+   * A response checked for this server: toWireResponse, and no reset on a
+   * Unix socket (`cut.how: 'rst'`, `resetBeforeHeaders`), which has no RST:
+   * it would only be a plain close.
+   */
   check(value: unknown, where: string): WireHttpResponse {
     const wire = toWireResponse(value, where);
     if (wire.cut?.how === 'rst' && this.#socketPath !== undefined) {
       throw new InvalidResponseError(
         `${where}: cut.how 'rst' needs a TCP connection, and this server listens on the Unix socket ${this.#socketPath}. Use 'fin' or 'stall', or listen on TCP (the default).`,
+      );
+    }
+    if (wire.resetBeforeHeaders && this.#socketPath !== undefined) {
+      throw new InvalidResponseError(
+        `${where}: resetBeforeHeaders needs a TCP connection (a Unix socket has no reset: the client would see a plain close, not ECONNRESET), and this server listens on the Unix socket ${this.#socketPath}. Use wireBase64 '' (reply.wire('')) for an empty reply, or listen on TCP (the default).`,
       );
     }
     return wire;

@@ -25,6 +25,7 @@ export class Waits {
 
   /**
    * Resolve with `check()`'s value once it is not undefined; reject with
+   * what it throws (a condition that can no longer be met), or with
    * `onTimeout()` after `timeoutMs`. `gen` ties the wait to a generation.
    */
   until<T>(options: {
@@ -34,7 +35,12 @@ export class Waits {
     check: () => T | undefined;
     onTimeout: () => Error;
   }): Promise<T> {
-    const first = options.check();
+    let first: T | undefined;
+    try {
+      first = options.check();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (first !== undefined) return Promise.resolve(first);
     const release = this.#ref();
     return new Promise<T>((resolve, reject) => {
@@ -47,7 +53,13 @@ export class Waits {
         gen: options.gen,
         what: options.what,
         check: () => {
-          const value = options.check();
+          let value: T | undefined;
+          try {
+            value = options.check();
+          } catch (error) {
+            pending.fail(error as Error);
+            return;
+          }
           if (value === undefined) return;
           settle();
           resolve(value);

@@ -169,7 +169,7 @@ describe('sse and reply builders', () => {
       'Expected the text of reply.text() to be a string',
     );
     expect(() => reply.status(42)).toThrow(
-      'Expected the status code of reply.status(42) to be an integer from 100 to 999',
+      'Expected the status code of reply.status(42) to be an integer from 200 to 999',
     );
     expect(() => reply.status(429, { status: 500 })).toThrow('the status is its first argument');
     expect(() => reply.status(429, { retryAfterMs: -1 })).toThrow(

@@ -553,7 +553,7 @@ describe('cassettes: record and replay (HT-09)', () => {
       ],
       [
         { ...good, response: { ...good.response, status: 42 } },
-        'interactions[1].response: status must be an integer from 100 to 999, got 42 (number)',
+        'interactions[1].response: status must be an integer from 200 to 999, got 42 (number)',
       ],
       [
         { ...good, response: { status: 200, headers: {}, sse: [{ data: 'x' }] } },

@@ -156,10 +156,14 @@ describe('barriers (HT-06)', () => {
     await idle.exit;
     const closed = idle.lines().find((l) => 'closed' in l)?.closed as number;
     expect(closed).toBeLessThan(1500); // not Node's 5 s keep-alive timeout
+    // The server closed the held one, not the client: a cut whose error says dispose() did it.
     expect(api.requests().map((r) => [r.path, r.response.endedBy])).toEqual([
       ['/idle', 'complete'],
-      ['/held', 'client-abort'],
+      ['/held', 'cut'],
     ]);
+    expect(api.requests()[1]?.error).toBe(
+      'shimkit: dispose() closed the connection of GET /held (request #2) while hold() #1 held it, before its response was finished.',
+    );
     expect(() => api.hold()).toThrow(DisposedError);
   });
 

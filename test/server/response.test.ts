@@ -156,7 +156,7 @@ describe('toWireResponse', () => {
 
   it('HT-02 bad input: status, headers', () => {
     for (const status of [99, 1000, 200.5, '200', null]) {
-      expect(bad({ status })).toThrow(`${W}: status must be an integer from 100 to 999`);
+      expect(bad({ status })).toThrow(`${W}: status must be an integer from 200 to 999`);
     }
     expect(bad({ headers: [] })).toThrow('headers must be an object');
     expect(bad({ headers: 'x: y' })).toThrow('headers must be an object');

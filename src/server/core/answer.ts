@@ -7,7 +7,7 @@ import { Exchange } from './exchange.js';
 import type { Intake } from './intake.js';
 import { type CoreParts, entryOf } from './parts.js';
 import { replayNote } from './replay.js';
-import { serve } from './serve.js';
+import { fixedBody, serve } from './serve.js';
 import { echoResponse, errorResponse, unmatchedText } from './unmatched.js';
 
 /** A response function to ask the test's thread for. */
@@ -71,9 +71,31 @@ export function answer(
   entry.unmatched = result.kind === 'unmatched';
   entry.hold = hold?.id;
   parts.log.entry(gen, entry);
-  if (hold) parts.log.post({ type: 'held', gen, id: hold.id, seq, stage: 'received' });
+  if (hold) {
+    // Known now unless a function answers: whether a replacement could follow the hold point.
+    const fixed = hold.afterEvents !== undefined && wire ? fixedBody(req.method, wire) : undefined;
+    parts.log.post({
+      type: 'held',
+      gen,
+      id: hold.id,
+      seq,
+      stage: 'received',
+      ...(fixed === undefined ? {} : { fixed }),
+    });
+  }
   const timeoutMs = parts.settings.timeoutMs;
-  const x = new Exchange({ gen, seq, req, res, log: parts.log, timeoutMs, hold, label });
+  const x = new Exchange({
+    gen,
+    seq,
+    req,
+    res,
+    log: parts.log,
+    timeoutMs,
+    hold,
+    label,
+    disposed: parts.disposed,
+    error,
+  });
   const run = async () => {
     if (handler) {
       const outcome = await parts.asker.ask(gen, handler.kind, handler.id, claimedBy ?? '', entry);
@@ -108,6 +130,16 @@ function forward(
   parts.log.entry(gen, entryOf(parts, intake, seq, null, name, undefined));
   const { timeoutMs } = parts.settings;
   const label = pending.label();
-  const x = new Exchange({ gen, seq, req, res, log: parts.log, timeoutMs, hold: undefined, label });
+  const x = new Exchange({
+    gen,
+    seq,
+    req,
+    res,
+    log: parts.log,
+    timeoutMs,
+    hold: undefined,
+    label,
+    disposed: parts.disposed,
+  });
   recorder.forward(x, intake.view, n).catch((cause: unknown) => parts.internal(x, cause));
 }

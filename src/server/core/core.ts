@@ -12,6 +12,7 @@ import { EntryLog } from './log.js';
 import { type CoreParts, entryOf, labelOf } from './parts.js';
 import { Recorder } from './record.js';
 import { clientError, tooLarge } from './refuse.js';
+import { settle } from './settle.js';
 
 /**
  * The server in its worker thread: the script (expectations, FIFO, holds),
@@ -124,6 +125,9 @@ export class ServerCore {
         return;
       case 'dispose':
         setImmediate(() => this.#dispose());
+        return;
+      case 'sync':
+        settle(this.#log, message.flag, message.n);
         return;
       case 'crash':
         setTimeout(() => {

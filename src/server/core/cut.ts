@@ -4,19 +4,25 @@ import type { Exchange } from './exchange.js';
 
 /**
  * Cutting a response short at its exact point (design §5.6). The end is
- * posted first (`endedBy: 'cut'`, the counters), then, once every byte
- * before the cut was written: `fin` ends the connection without the
- * terminating chunk (curl exit 18), `rst` resets it after RESET_GRACE_MS
- * (curl 56), `stall` writes nothing more and keeps the connection until the
- * client leaves, `dispose()`, or `timeoutMs`.
+ * posted first (`endedBy: 'cut'`, the counters), then, once the response
+ * has the connection (a pipelined one waits for the responses before it)
+ * and every byte before the cut was written: `fin` ends the connection
+ * without the terminating chunk (curl exit 18), `rst` resets it after
+ * RESET_GRACE_MS (curl 56), `stall` writes nothing more and keeps the
+ * connection until the client leaves, `dispose()`, or `timeoutMs`. A client
+ * that leaves before those bytes were written makes it `client-abort`.
  */
 export async function cutNow(x: Exchange, how: ResponseCut['how'], error?: string): Promise<void> {
   x.end('cut', error);
   if (how === 'stall') {
-    if (await x.wait(x.timeoutMs)) x.socket.destroy();
+    // timeoutMs runs from the cut even when a client that does not read keeps the bytes before it back.
+    if (!(await x.onWire())) return;
+    void x.flushed().then((ok) => ok && x.delivered());
+    if (await x.wait(x.timeoutMs)) x.closeByServer();
     return;
   }
   if (!(await x.flushed())) return;
+  x.endsConnection();
   if (how === 'fin') {
     x.socket.end();
     x.finish();
@@ -26,9 +32,14 @@ export async function cutNow(x: Exchange, how: ResponseCut['how'], error?: strin
   x.finish();
 }
 
-/** `resetBeforeHeaders`: a reset before any byte of the answer (ECONNRESET). */
-export function resetNow(x: Exchange): void {
+/**
+ * `resetBeforeHeaders`: a reset before any byte of the answer (ECONNRESET),
+ * once the response has the connection (after the responses before it).
+ */
+export async function resetNow(x: Exchange): Promise<void> {
   x.end('cut');
+  if (!(await x.onWire())) return;
+  x.endsConnection();
   const socket = x.socket;
   if (typeof socket.resetAndDestroy === 'function' && socket.remoteAddress)
     socket.resetAndDestroy();

@@ -38,13 +38,24 @@ export class WorkerHold {
     this.afterEvents = afterEvents;
   }
 
-  /** Pause here: resolves at release (at once if it came first), timeout or end. */
-  block(log: EntryLog, timeoutMs: number): Promise<HoldOutcome> {
+  /**
+   * Pause here: resolves at release (at once if it came first), timeout or
+   * end. `fixed` says why a replacement cannot follow the bytes already
+   * sent (the test's thread then refuses one in release()).
+   */
+  block(log: EntryLog, timeoutMs: number, fixed?: string): Promise<HoldOutcome> {
     if (this.#ended !== undefined) return Promise.resolve({ kind: 'ended', why: this.#ended });
     if (this.#released) return Promise.resolve({ kind: 'released', ...this.#released });
     // At a barrier the counters are exact: what was written so far goes first.
     log.flush();
-    log.post({ type: 'held', gen: this.gen, id: this.id, seq: this.seq ?? 0, stage: 'blocked' });
+    log.post({
+      type: 'held',
+      gen: this.gen,
+      id: this.id,
+      seq: this.seq ?? 0,
+      stage: 'blocked',
+      ...(fixed === undefined ? {} : { fixed }),
+    });
     return new Promise<HoldOutcome>((resolve) => {
       const timer = setTimeout(() => this.#settle({ kind: 'timeout', ms: timeoutMs }), timeoutMs);
       this.#wake = (outcome) => {

@@ -213,6 +213,7 @@ function relay(
       if (x.closed) return;
       chunks.push(chunk);
       x.bytesSent += chunk.length;
+      const before = x.events;
       if (splitter) {
         const atMs = Date.now() - headersAt;
         for (const block of splitter.push(chunk)) {
@@ -223,7 +224,7 @@ function relay(
         }
       }
       x.progress();
-      if (!x.res.write(chunk)) {
+      if (!x.write(chunk, x.events - before)) {
         response.pause();
         void x.drain().then((ok) => ok && response.resume());
       }

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { Exchange } from './exchange.js';
 import type { Intake } from './intake.js';
 import { type CoreParts, entryOf, labelOf, rawIntake } from './parts.js';
-import { serve } from './serve.js';
+import { headersOf } from './serve.js';
 import { errorResponse } from './unmatched.js';
 
 /**
@@ -13,6 +13,20 @@ import { errorResponse } from './unmatched.js';
  * that says what was wrong, before its answer is written.
  */
 
+/** How much more of a refused body is read (and dropped) before the connection closes anyway. */
+const DISCARD_MAX_BYTES = 256 * 1024 * 1024;
+/** How long a client that stopped sending the rest of a refused body is waited for. */
+const DISCARD_IDLE_MS = 1000;
+
+/**
+ * A body over the limit: the 413 is written at once (a client that reads
+ * while it sends sees it early), then the rest of the body is read and
+ * dropped — nothing of it is kept — until it ends, the client stops sending
+ * for DISCARD_IDLE_MS, or DISCARD_MAX_BYTES more came; only then does the
+ * connection close. A client that sends its whole body before it reads
+ * (python's urllib, most blocking clients) would otherwise get EPIPE or a
+ * reset instead of the 413.
+ */
 export function tooLarge(
   parts: CoreParts,
   req: IncomingMessage,
@@ -33,10 +47,58 @@ export function tooLarge(
     timeoutMs: 0,
     hold: undefined,
     label,
+    disposed: parts.disposed,
+    error,
   });
   const wire = errorResponse(413, 'shimkit_body_too_large', error);
   wire.headers.push(['connection', 'close']);
-  serve(x, wire, error).catch((cause: unknown) => parts.internal(x, cause));
+  const body = wire.pieces[0] as Uint8Array;
+  x.patch({ status: 413, startedAt: Date.now() });
+  x.endsConnection();
+  res.writeHead(413, headersOf(wire));
+  x.bytesSent = body.length;
+  x.end('complete');
+  res.write(body, (failed?: Error | null) => {
+    if (!failed) x.finish();
+  });
+  discardRest(req, () => res.end());
+}
+
+/** Connections reading the rest of a refused body: a client that closes in its middle is no new request. */
+const discarding = new WeakSet<Socket>();
+
+/** Read and drop the rest of `req` (see tooLarge), then call `done` once. */
+function discardRest(req: IncomingMessage, done: () => void): void {
+  discarding.add(req.socket);
+  let more = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let over = false;
+  const stop = () => {
+    if (over) return;
+    over = true;
+    clearTimeout(timer);
+    req.off('data', onData);
+    done();
+  };
+  const idle = () => {
+    clearTimeout(timer);
+    timer = setTimeout(stop, DISCARD_IDLE_MS);
+  };
+  const onData = (chunk: Buffer) => {
+    more += chunk.length;
+    if (more > DISCARD_MAX_BYTES) stop();
+    else idle();
+  };
+  if (req.readableEnded) {
+    stop();
+    return;
+  }
+  req.on('data', onData);
+  req.once('end', stop);
+  req.once('close', stop);
+  req.on('error', () => {});
+  idle();
+  req.resume();
 }
 
 export type ParseError = NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string };
@@ -48,7 +110,12 @@ const REASONS: Record<number, string> = {
 };
 
 export function clientError(parts: CoreParts, error: ParseError, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable || parts.disposed()) {
+  if (
+    error.code === 'ECONNRESET' ||
+    !socket.writable ||
+    parts.disposed() ||
+    discarding.has(socket)
+  ) {
     socket.destroy();
     return;
   }

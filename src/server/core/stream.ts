@@ -1,7 +1,7 @@
 import type { ResponseCut, WireHttpResponse } from '../types.js';
 import { cutNow } from './cut.js';
 import type { Exchange } from './exchange.js';
-import type { HoldOutcome } from './holds.js';
+import type { HoldOutcome, WorkerHold } from './holds.js';
 
 /**
  * The writer of a chunked body — `sse` events or `chunks` — one `write()`
@@ -24,7 +24,6 @@ export async function writeStream(
   response: WireHttpResponse,
   heldEnd: HeldEnd,
 ): Promise<void> {
-  const { res } = x;
   let { pieces, gaps, cut } = response;
   let sse = response.kind === 'sse';
   /** Where the current piece list (and its cut) starts: a release() may replace the rest. */
@@ -36,7 +35,7 @@ export async function writeStream(
       const held = hold;
       hold = undefined;
       if (!(await x.flushed())) return;
-      const outcome = await held.block(x.log, x.timeoutMs);
+      const outcome = await pause(x, held);
       if (x.closed) return;
       if (outcome.kind !== 'released') return heldEnd(x, outcome);
       if (outcome.response) {
@@ -51,7 +50,7 @@ export async function writeStream(
     }
     if (i === pieces.length) {
       x.end('complete');
-      res.end(() => x.finish());
+      x.endWith(undefined);
       return;
     }
     const gap = gaps[i] ?? 0;
@@ -63,7 +62,7 @@ export async function writeStream(
         piece = piece.subarray(0, Math.max(0, room));
         x.bytesSent += piece.length;
         x.end('cut');
-        if (piece.length > 0) res.write(piece);
+        if (piece.length > 0) x.write(piece);
         return cutNow(x, cut.how);
       }
     }
@@ -72,10 +71,22 @@ export async function writeStream(
     if (sse) x.events++;
     x.progress();
     if (piece.length === 0) continue;
-    if (!res.write(piece) && !(await x.drain())) return;
+    if (!x.write(piece, sse ? 1 : 0) && !(await x.drain())) return;
   }
 }
 
 function cutByEvents(cut: ResponseCut | undefined, written: number): boolean {
   return cut?.afterEvents !== undefined && written >= cut.afterEvents;
+}
+
+/**
+ * Pause `x` at `hold` (`fixed`: why a replacement cannot follow there);
+ * `pausedAt` says so meanwhile, and stays when `dispose()` ended the hold
+ * (its entry then says the connection was closed while held).
+ */
+export async function pause(x: Exchange, hold: WorkerHold, fixed?: string): Promise<HoldOutcome> {
+  x.pausedAt = hold.id;
+  const outcome = await hold.block(x.log, x.timeoutMs, fixed);
+  if (outcome.kind !== 'ended' || outcome.why !== 'dispose') x.pausedAt = undefined;
+  return outcome;
 }
