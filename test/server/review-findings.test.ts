@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { reply, sse } from '../../src/index.js';
 import { curl, server } from '../helpers/server.js';
 
@@ -87,9 +87,15 @@ describe('review findings', () => {
     socket.pause(); // never reads
     socket.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
     await api.waitForRequests(1);
-    await new Promise((r) => setTimeout(r, 300));
+    // The writer is under way (some bytes written, the rest held by backpressure) …
+    await vi.waitFor(() => expect(api.requests()[0]?.response.bytesSent).toBeGreaterThan(0), {
+      timeout: 10_000,
+    });
     socket.destroy();
-    await new Promise((r) => setTimeout(r, 300));
+    // … and ends once the server sees the client go.
+    await vi.waitFor(() => expect(api.requests()[0]?.response.endedBy).toBeDefined(), {
+      timeout: 10_000,
+    });
     const response = api.requests()[0]?.response;
     expect(response?.endedBy).toBe('client-abort');
     expect(response?.bytesSent).toBeLessThan(size);

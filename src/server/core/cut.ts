@@ -41,7 +41,11 @@ export async function resetNow(x: Exchange): Promise<void> {
   if (!(await x.onWire())) return;
   x.endsConnection();
   const socket = x.socket;
-  if (typeof socket.resetAndDestroy === 'function' && socket.remoteAddress)
+  // Behind a pipelined response whose last bytes were just written, an RST
+  // sent at once can reach the client as a plain end (decision 002): wait
+  // for them to leave, as a cut's reset does.
+  if (socket.bytesWritten > 0) reset(socket);
+  else if (typeof socket.resetAndDestroy === 'function' && socket.remoteAddress)
     socket.resetAndDestroy();
   else socket.destroy();
   x.finish();
