@@ -18,7 +18,7 @@ import type { WireHttpResponse } from './types.js';
  * called: a bad one is an error naming the file and the interaction.
  */
 
-/** @internal One interaction, ready to be scripted. */
+/** One interaction, ready to be scripted; not exported from src/index.ts. */
 export interface ReplayEntry {
   name: string;
   match: WireRequestMatch;

@@ -21,7 +21,7 @@ import type { WireCassette } from './protocol.js';
  * as it comes and written at `dispose()`.
  */
 
-/** @internal The `cassette` option, resolved. */
+/** The `cassette` option, resolved; not exported from src/index.ts. */
 export interface CassetteSettings {
   path: string;
   /** The base name, as `cassette:<file>#<n>` names interactions. */

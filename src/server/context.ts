@@ -4,7 +4,7 @@ import type { ControlMessage } from './protocol.js';
 import type { WireHttpResponse } from './types.js';
 import type { Waits } from './waits.js';
 
-/** @internal What a MockServer's parts (expectations, holds, asks, reports) share. */
+/** What a MockServer's parts (expectations, holds, asks, reports) share; not exported from src/index.ts. */
 export interface ServerContext {
   /** `mock server http://127.0.0.1:41234`, for messages. */
   readonly name: string;

@@ -80,7 +80,7 @@ export interface MockServerOptions {
   env?: Record<string, string | null>;
 }
 
-/** @internal Options resolved. */
+/** Options resolved; not exported from src/index.ts. */
 export interface ServerSettings {
   strict: boolean;
   unmatched: 'fail' | 'echo' | UnmatchedHandler;

@@ -155,7 +155,7 @@ export type ResponseHandler = (
   request: LoggedRequest,
 ) => MockServerResponse | Promise<MockServerResponse>;
 
-/** @internal A response checked and encoded once, as the serving thread writes it (structured-clone safe). */
+/** A response checked and encoded once, as the serving thread writes it (structured-clone safe); not part of the public API (src/index.ts does not export it). */
 export interface WireHttpResponse {
   status: number;
   /** In order; a repeated header is several entries. Lower-case names. */
