@@ -93,10 +93,10 @@ export function runCommand(
  * A bash pipeline that runs `command` only once the reader on its other end
  * has closed its stdin (the reader then creates the file `flag`), so what
  * the command writes into the pipe meets no reader at all: EPIPE, and
- * SIGPIPE for a real command. Waits at most 10 s for the reader.
+ * SIGPIPE for a real command. Waits at most 30 s for the reader (a loaded machine can starve it).
  */
 export function intoClosedPipe(command: string, flag: string): string {
-  const wait = `i=0; until [ -e '${flag}' ] || [ $i -ge 1000 ]; do sleep 0.01; i=$((i+1)); done`;
+  const wait = `i=0; until [ -e '${flag}' ] || [ $i -ge 3000 ]; do sleep 0.01; i=$((i+1)); done`;
   return `rm -f '${flag}'; { ${wait}; ${command}; } | { exec 0<&-; : >'${flag}'; }`;
 }
 
