@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { InvalidResponseError, type MockResponse, openMockBinDir } from 'shimkit';
 import { milliseconds, type Parsed, parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { jsonFlagSource } from './json-flag.js';
 import { commandModule } from './run.js';
 import { firstPositional, isServerDir } from './server-dir.js';
 import { SERVER_ENQUEUE_FLAGS, serverForms } from './server-flags.js';
@@ -165,18 +165,7 @@ function responseFlags(args: Parsed): MockResponse {
 
 /** `--json`: an object or an array of objects; `-` is stdin, `@FILE` a file. */
 function parseJson(text: string): MockResponse[] {
-  let source = text;
-  if (text === '-') source = readFileSync(0, 'utf8');
-  else if (text.startsWith('@')) {
-    try {
-      source = readFileSync(text.slice(1), 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        'enqueue',
-        `--json ${text}: cannot read ${text.slice(1)} (${(error as Error).message}).`,
-      );
-    }
-  }
+  const source = jsonFlagSource('enqueue', '--json', text);
   const value = parseValue('--json', source);
   const list = Array.isArray(value) ? value : [value];
   list.forEach((item, i) => {

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { type MockServerResponse, reply, sse } from 'shimkit';
 import { milliseconds, type Parsed } from './args.js';
 import { UsageError } from './exit-codes.js';
+import { jsonFlagSource } from './json-flag.js';
 import { nearestWord } from './words.js';
 
 export const RESPONSE_FLAGS_HELP = `Response (one of):
@@ -135,18 +135,7 @@ function baseResponse(
 
 /** A JSON flag's value: the text, `-` for stdin, `@FILE` for a file. */
 export function readJsonFlag(command: string, flag: string, text: string): unknown {
-  let source = text;
-  if (text === '-') source = readFileSync(0, 'utf8');
-  else if (text.startsWith('@')) {
-    try {
-      source = readFileSync(text.slice(1), 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        command,
-        `${flag} ${text}: cannot read ${text.slice(1)} (${(error as Error).message}).`,
-      );
-    }
-  }
+  const source = jsonFlagSource(command, flag, text);
   try {
     return JSON.parse(source);
   } catch (error) {
