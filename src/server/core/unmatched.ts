@@ -12,30 +12,33 @@ import { closeness, mismatch, type RequestView } from './fit.js';
 /** A JSON error answer: 500 unmatched, 500 handler timeout, 504 hold timeout … */
 export function errorResponse(status: number, type: string, message: string): WireHttpResponse {
   const body = { type: 'error', error: { type, code: type, param: null, message } };
-  return {
+  return bodyResponse(
     status,
-    headers: [
+    [
       ['content-type', 'application/json'],
       ['x-should-retry', 'false'],
     ],
-    kind: 'body',
-    pieces: [Buffer.from(JSON.stringify(body))],
-    gaps: [0],
-    delayMs: 0,
-    cut: undefined,
-    resetBeforeHeaders: false,
-    times: 1,
-    optional: false,
-  };
+    Buffer.from(JSON.stringify(body)),
+  );
 }
 
 /** `unmatched: 'echo'`: 200 with the request's own body and content-type. */
 export function echoResponse(view: RequestView): WireHttpResponse {
+  const type = view.headers['content-type'] ?? 'application/octet-stream';
+  return bodyResponse(200, [['content-type', type]], view.body);
+}
+
+/** A whole body in one piece, no delay, cut or hold: what the server makes up itself. */
+function bodyResponse(
+  status: number,
+  headers: Array<[string, string]>,
+  body: Uint8Array,
+): WireHttpResponse {
   return {
-    status: 200,
-    headers: [['content-type', view.headers['content-type'] ?? 'application/octet-stream']],
+    status,
+    headers,
     kind: 'body',
-    pieces: [view.body],
+    pieces: [body],
     gaps: [0],
     delayMs: 0,
     cut: undefined,
