@@ -1,11 +1,13 @@
-# The fast path (requirement PERF-07). It speaks the runner's protocol
-# (src/queue/claim.ts), with exclusive creation (noclobber, O_EXCL) where the
-# runner hard-links: the call's record at the first free calls/<n>.json, its
-# claim marker claims/<n> holding {"seq":<call>}. src/queue/sh-fragment.ts
-# rendered each response as sh/<n> (empty: only the runner can act it out),
-# and state.sh says how many there are. What this script cannot do
+# The fast path (requirements PERF-07, PERF-09). It speaks the runner's
+# protocol (src/queue/claim.ts, route-claim.ts), with exclusive creation
+# (noclobber, O_EXCL) where the runner hard-links: the call's record at the
+# first free calls/<n>.json, its claim marker claims/<n> (or a routed
+# response's slot claims/<n>-<k>) holding {"seq":<call>}.
+# src/queue/sh-fragment.ts rendered each response as sh/<n> (empty: only the
+# runner can act it out), sh-route.ts the matches of a routed generation as
+# sh/r<c>, and state.sh says how many there are. What this script cannot do
 # exactly, it hands over: before its record exists as a plain call, after as
-# a resumed one (-R<generation>/<call>/<step>/<source>/<response>, see
+# a resumed one (-R<generation>/<call>/<step>/<source>/<response>/<slot>, see
 # src/runner/resume.ts). Only builtins, and mkdir and sleep by path.
 shimkit_mkdir=@@MKDIR@@ shimkit_sleeper=@@SLEEP@@ shimkit_mask=
 # The first n above $3 (a number known to be taken, or 0) for which "$1<n>$2"
@@ -22,12 +24,14 @@ shimkit_first() {
     if [ -e "$1$shimkit_mid$2" ]; then shimkit_lo=$shimkit_mid; else shimkit_k=$shimkit_mid; fi
   done
 }
-# The response for claim number shimkit_n of shimkit_t: its source, number
-# and file; false when only the runner can decide (onExhausted 'fail', spy).
+# The response for claim number shimkit_n of shimkit_t: its source, number,
+# file and claim marker; false when only the runner can decide
+# (onExhausted 'fail', spy).
 shimkit_which() {
-  shimkit_r=
+  shimkit_r= shimkit_slot= shimkit_s=1
   if [ "$shimkit_n" -le "$shimkit_t" ]; then
     shimkit_src=queue shimkit_r=$shimkit_n shimkit_f=$shimkit_d/sh/$shimkit_n
+    shimkit_slot=$shimkit_d/claims/$shimkit_n
     return 0
   fi
   # Responses being enqueued (their sh/<n> are written before their lines):
@@ -35,21 +39,95 @@ shimkit_which() {
   [ ! -e "$shimkit_d/sh/$((shimkit_t + 1))" ] || return 1
 @@EXHAUSTED@@
 }
-# Whether this script can serve the next call: a plain generation, nobody
-# listening live, and the response it would get is static.
+# A routed generation (src/queue/sh-route.ts): the responses whose match
+# fits the call ("$@"), as "<n>/<times> ..." in queue order, from the route
+# chunks sh/r<c>; false when the shell cannot tell (too many responses, a
+# chunk missing, a cwd it cannot read).
+shimkit_routes() {
+  [ "$shimkit_t" -le @@ROUTE_LIMIT@@ ] || return 1
+  shimkit_fits= shimkit_cwd= shimkit_bad= shimkit_c=1
+  while [ $(((shimkit_c - 1) * 64)) -lt "$shimkit_t" ]; do
+    command . "$shimkit_d/sh/r$shimkit_c" || return 1
+    shimkit_c=$((shimkit_c + 1))
+  done 2>/dev/null
+  [ -z "$shimkit_bad" ]
+}
+# Whether the call's cwd is $1 as the runner sees it: the physical path
+# (getcwd), which `cd -P .` puts in PWD without a fork. PWD and OLDPWD are
+# put back as they were.
+shimkit_in() {
+  if [ -z "$shimkit_cwd" ]; then
+    shimkit_lp=$PWD shimkit_ox=${OLDPWD+x} shimkit_ov=${OLDPWD-}
+    if command cd -P . && [ -n "$PWD" ]; then shimkit_cwd=$PWD; else shimkit_bad=1; fi
+    PWD=$shimkit_lp
+    if [ -n "$shimkit_ox" ]; then OLDPWD=$shimkit_ov; else unset OLDPWD; fi
+    [ -z "$shimkit_bad" ] || return 1
+  fi
+  [ "x$shimkit_cwd" = "x$1" ]
+}
+# The first free claim of a routed generation, walking shimkit_rest (the
+# fitting responses not yet passed) from its first, whose slots up to
+# shimkit_held are known to be taken: slot 1 is claims/<n>, slot k
+# claims/<n>-<k>; `always` takes none. False when only the runner can
+# decide: a response the shell cannot test, or one past shimkit_t.
+shimkit_walk() {
+  while [ -n "$shimkit_rest" ]; do
+    shimkit_e=${shimkit_rest%% *}
+    shimkit_n=${shimkit_e%/*} shimkit_m=${shimkit_e#*/}
+    [ "$shimkit_m" != '?' ] && [ "$shimkit_n" -le "$shimkit_t" ] || return 1
+    shimkit_last=$shimkit_n
+    shimkit_src=queue shimkit_r=$shimkit_n shimkit_f=$shimkit_d/sh/$shimkit_n
+    shimkit_slot= shimkit_s=0
+    [ "$shimkit_m" != a ] || return 0
+    if [ "$shimkit_held" = 0 ] && [ ! -e "$shimkit_d/claims/$shimkit_n" ]; then
+      shimkit_slot=$shimkit_d/claims/$shimkit_n shimkit_s=1
+      return 0
+    fi
+    if [ "$shimkit_m" -gt 1 ]; then
+      shimkit_first "$shimkit_d/claims/$shimkit_n-" '' $((shimkit_held > 1 ? shimkit_held : 1))
+      if [ "$shimkit_k" -le "$shimkit_m" ]; then
+        shimkit_slot=$shimkit_d/claims/$shimkit_n-$shimkit_k shimkit_s=$shimkit_k
+        return 0
+      fi
+    fi
+    shimkit_rest=${shimkit_rest#* } shimkit_held=0
+  done
+  shimkit_r= shimkit_slot= shimkit_s=1
+  [ ! -e "$shimkit_d/sh/$((shimkit_t + 1))" ] || return 1
+@@ROUTED_EXHAUSTED@@
+}
+# The next response to try once shimkit_slot was taken by another call.
+shimkit_next() {
+  if [ -n "$shimkit_routed" ]; then
+    shimkit_held=$shimkit_s
+    shimkit_walk
+  else
+    shimkit_n=$((shimkit_n + 1))
+    shimkit_which
+  fi
+}
+# Whether this script can serve the next call: nobody listening live, and
+# the response it would get is static.
 shimkit_pick() {
   shimkit_d=$shimkit_state/$shimkit_gen
-  [ -d "$shimkit_d/sh" ] && [ -f "$shimkit_d/queue.jsonl" ] && [ ! -e "$shimkit_d/routed" ] &&
-    [ ! -e "$shimkit_d/live.json" ] || return 1
-  shimkit_t=$shimkit_total
-  shimkit_first "$shimkit_d/claims/" '' 0
-  shimkit_n=$shimkit_k
-  shimkit_which && [ -s "$shimkit_f" ]
+  [ -d "$shimkit_d/sh" ] && [ -f "$shimkit_d/queue.jsonl" ] && [ ! -e "$shimkit_d/live.json" ] ||
+    return 1
+  shimkit_t=$shimkit_total shimkit_routed=
+  if [ -e "$shimkit_d/routed" ]; then
+    shimkit_routed=1
+    shimkit_routes "$@" || return 1
+    shimkit_rest=$shimkit_fits shimkit_held=0 shimkit_last=
+    shimkit_walk
+  else
+    shimkit_first "$shimkit_d/claims/" '' 0
+    shimkit_n=$shimkit_k
+    shimkit_which
+  fi && [ -s "$shimkit_f" ]
 }
 # Hand the call over to the runner, saying how far it got ($1), with the
 # caller's stderr back; shimkit_fast then returns.
 shimkit_handover() {
-  shimkit_resumed=-R$shimkit_gen/$shimkit_q/$1/$shimkit_src/$shimkit_r
+  shimkit_resumed=-R$shimkit_gen/$shimkit_q/$1/$shimkit_src/$shimkit_r/$shimkit_s
   set +C
   exec 9>&- 2>&8 8>&-
 }
@@ -112,7 +190,7 @@ shimkit_fast() {
   command . "$shimkit_state/state.sh" 2>/dev/null && [ "$shimkit_on" = 1 ] &&
     [ -n "$shimkit_total" ] || return
   # A deleted cwd leaves PWD empty or naming nothing; the runner records the path it had.
-  [ "$PWD" -ef . ] && shimkit_pick || return
+  [ "$PWD" -ef . ] && shimkit_pick "$@" || return
   # (A caller that closed stderr has no fd 2 to keep: the runner's call.)
   command exec 8>&2 2>/dev/null || return
   # A file size limit then fails a write (EFBIG), handed over, instead of killing the shell.
@@ -123,8 +201,8 @@ shimkit_fast() {
   shimkit_umask
   umask 077
   # The record: created exclusively (noclobber) at the first free number;
-  # each claim has a record, so calls 1 .. n-1 exist.
-  shimkit_first "$shimkit_d/calls/" .json $((shimkit_n - 1))
+  # each claim has a record, so in a plain generation calls 1 .. n-1 exist.
+  shimkit_first "$shimkit_d/calls/" .json $((shimkit_routed ? 0 : shimkit_n - 1))
   shimkit_q=
   set -C
   while :; do
@@ -140,21 +218,20 @@ shimkit_fast() {
       "$shimkit_q" "$$" "$PPID" "$#" &&
       pwd -P && printf '\0' && { [ "$#" = 0 ] || printf '%s\0' "$@"; }@@ENV@@
   } >&9 || { shimkit_q=; exec 9>&- 2>&8 8>&-; return; }
-  # The claim: the first free response, or what the call gets when none is
-  # left. The marker is created exclusively too, naming the call's record.
+  # The claim: the first free response (its slot), or what the call gets
+  # when none is left. The marker is created exclusively too, naming the call's record.
   # Made, it is this call's even if writing into it fails (a full disk):
   # the runner then writes it.
-  if [ "$shimkit_src" = queue ]; then
+  if [ -n "$shimkit_slot" ]; then
     set -C
-    until command : 2>/dev/null >"$shimkit_d/claims/$shimkit_n"; do
-      [ -e "$shimkit_d/claims/$shimkit_n" ] || { shimkit_handover r; return; }
-      shimkit_n=$((shimkit_n + 1))
-      shimkit_which || { shimkit_handover r; return; }
-      [ "$shimkit_src" = queue ] || break
+    until command : 2>/dev/null >"$shimkit_slot"; do
+      [ -e "$shimkit_slot" ] || { shimkit_handover r; return; }
+      shimkit_next || { shimkit_handover r; return; }
+      [ -n "$shimkit_slot" ] || break
     done
     set +C
-    if [ "$shimkit_src" = queue ]; then
-      printf '{"seq":%s}\n' "$shimkit_q" >>"$shimkit_d/claims/$shimkit_n" ||
+    if [ -n "$shimkit_slot" ]; then
+      printf '{"seq":%s}\n' "$shimkit_q" >>"$shimkit_slot" ||
         { shimkit_handover c; return; }
     fi
   fi

@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { childProcess } from '../internal/lazy.js';
+import { shellReads } from '../queue/sh-names.js';
 import type { ShCapabilities, WireConfig } from '../queue/types.js';
 
 /** The external commands the POSIX shim's fast path runs, by absolute path. */
@@ -52,17 +53,6 @@ function systemCommand(name: string): string | undefined {
   return undefined;
 }
 
-/** An env var name a POSIX shell can read (`recordEnv` keys the fast path records itself). */
-const SH_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/**
- * Names a shell sets for itself whether or not the caller's env has them
- * (dash sets PS1, PS4, OPTIND, PPID, and PATH when it is unset; bash as sh
- * also TERM, SHELL, SHLVL, POSIXLY_CORRECT; busybox more), or the shim
- * uses: `$NAME` in the shell is not the env var the runner would record.
- */
-const SHELL_OWNED =
-  /^(?:_|IFS|PPID|PS[1-4]|OPTIND|OPTARG|OPTERR|LINENO|SECONDS|S?RANDOM|HOSTNAME|HOSTTYPE|MACHTYPE|OSTYPE|E?UID|GROUPS|HIST[A-Z]*|MAIL|MAILCHECK|MAILPATH|COLUMNS|LINES|SHELLOPTS|BASHOPTS|BASH|BASH_[A-Z_]*|EPOCH[A-Z]*|PIPESTATUS|FUNCNAME|DIRSTACK|OLDPWD|PWD|SHLVL|POSIXLY_CORRECT|TERM|SHELL|PATH|shimkit_.*)$/;
-
 /**
  * What the fast path can do for a mock with `config` on `platform`, or
  * undefined when every call should run the runner: Windows (the `.cmd`
@@ -80,7 +70,7 @@ export function shCapabilities(
   if (recordEnv === true) return undefined;
   if (
     Array.isArray(recordEnv) &&
-    !recordEnv.every((key) => SH_NAME.test(key) && !SHELL_OWNED.test(key))
+    !recordEnv.every(shellReads)
   ) {
     return undefined;
   }

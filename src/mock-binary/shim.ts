@@ -2,6 +2,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { InvalidOptionError } from '../internal/errors.js';
 import { shimTemplate } from '../internal/package-files.js';
 import { shQuote } from '../internal/sh-quote.js';
+import { SH_ROUTE_LIMIT } from '../queue/sh-route.js';
 import type { WireConfig } from '../queue/types.js';
 import { posixMoveLines, windowsMoveLines } from './node-env.js';
 import type { ShTools } from './sh-tools.js';
@@ -63,6 +64,8 @@ function renderFastPath(config: WireConfig, tools: ShTools): string {
       .replace('@@MKDIR@@', () => shQuote(tools.mkdir ?? ''))
       .replace('@@SLEEP@@', () => shQuote(tools.sleep ?? ''))
       .replace('@@EXHAUSTED@@', () => exhaustedLines(config))
+      .replace('@@ROUTED_EXHAUSTED@@', () => routedExhaustedLines(config))
+      .replace('@@ROUTE_LIMIT@@', () => String(SH_ROUTE_LIMIT))
       .replace('@@ENVC@@', () => (keys ? `,"envc":${keys.length}` : ''))
       .replace('@@ENV@@', () => env)
       // Its comments are for readers of the template; a call need not parse them.
@@ -88,6 +91,23 @@ function exhaustedLines(config: WireConfig): string {
     '  else',
     '    shimkit_src=default shimkit_f=$shimkit_state/default.sh',
     '  fi',
+  ].join('\n');
+}
+
+/**
+ * What `shimkit_walk` does once no fitting response has a free slot (as
+ * src/queue/route-claim.ts decides): the last one that fitted again, when
+ * onExhausted is 'repeat'; a call nothing fitted gets the runner's
+ * diagnostic, which names the closest response.
+ */
+function routedExhaustedLines(config: WireConfig): string {
+  if (config.spy || config.onExhausted === 'fail') return '  return 1';
+  if (typeof config.onExhausted === 'object') {
+    return '  shimkit_src=fallback shimkit_f=$shimkit_state/fallback.sh';
+  }
+  return [
+    '  [ -n "$shimkit_last" ] || return 1',
+    '  shimkit_src=repeat shimkit_r=$shimkit_last shimkit_f=$shimkit_d/sh/$shimkit_last',
   ].join('\n');
 }
 

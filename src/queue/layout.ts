@@ -15,7 +15,9 @@ import { sep } from 'node:path';
  *   <state>/g1/claims/<n>-<k>   routed generations: slot k of a response with `times` > 1
  *   <state>/g1/routed           exists once a response has `match` or `times` (see route-claim.ts)
  *   <state>/g1/sh/<n>           response n as the sh shim serves it (see sh-fragment.ts); empty when
- *                               only the runner can act it out. Written just before line n, in plain generations only.
+ *                               only the runner can act it out. Written just before line n.
+ *   <state>/g1/sh/r<c>          routed generations: the `match` and `times` of responses 64c-63 … 64c as
+ *                               sh tests, a line each (see sh-route.ts), rewritten whole before their lines
  *   <state>/state.sh            the live generation for the sh shim (`shimkit_gen=g1 shimkit_on=1`)
  *   <state>/default.sh          the `default` response, and `fallback.sh` the `onExhausted` one, as sh/<n>
  *   <state>/exact-env           exists once a call's env is recorded or matched (recordEnv, match.env, a spy
@@ -45,6 +47,8 @@ export const slotPath = (genDir: string, n: number, k: number) =>
 export const routedPath = (genDir: string) => `${genDir}${sep}routed`;
 /** Where the sh shim finds response `n` of a generation (see sh-fragment.ts). */
 export const fragmentPath = (genDir: string, n: number) => `${genDir}${sep}sh${sep}${n}`;
+/** Route chunk `c` of a routed generation: the `match` and `times` of responses 64c-63 … 64c as sh (see sh-route.ts). */
+export const routeChunkPath = (genDir: string, c: number) => `${genDir}${sep}sh${sep}r${c}`;
 export const shStatePath = (stateDir: string) => `${stateDir}${sep}state.sh`;
 export const exactEnvPath = (stateDir: string) => `${stateDir}${sep}exact-env`;
 /** The config-level responses as the sh shim serves them: `default` and `fallback`. */

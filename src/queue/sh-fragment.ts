@@ -5,7 +5,7 @@ import type { ShCapabilities, WireConfig, WireResponse, WireState } from './type
 /**
  * Responses as the POSIX shim serves them itself, without starting Node
  * (requirement PERF-07; the shim's side is shims/posix-fast.sh). The writer
- * renders each response of a plain generation, just before its queue line, into
+ * renders each response, just before its queue line, into
  * `sh/<n>`: a few lines of sh that set what the call does. A response the
  * shim cannot act out exactly gets an empty file, and its call runs the
  * runner. The shim decides from the file's size alone, never by parsing.
@@ -37,8 +37,14 @@ export const SH_DELAY_LIMIT_MS = 2000;
 /** A delay must end this long before the mock's timeout: the runner times out one that is late. */
 const TIMEOUT_MARGIN_MS = 1000;
 
-/** The fields a response served by the shim may have; any other needs the runner. */
+/**
+ * The fields a response served by the shim may have; any other needs the
+ * runner. (`match` and `times` say which calls get it, not what they do:
+ * see sh-route.ts.)
+ */
 const STATIC_FIELDS: ReadonlySet<string> = new Set([
+  'match',
+  'times',
   'stdout',
   'stderr',
   'stdoutBase64',
@@ -53,7 +59,7 @@ const STATIC_FIELDS: ReadonlySet<string> = new Set([
 
 /**
  * `response` as the shim serves it, or '' when only the runner can act it
- * out: a signal, a hang, chunks, stdin capture, passthrough, routing, too
+ * out: a signal, a hang, chunks, stdin capture, passthrough, too
  * much output, a long delay, or a tool the machine lacks.
  */
 export function renderFragment(

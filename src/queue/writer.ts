@@ -32,6 +32,7 @@ import { countLines } from './lines.js';
 import { outputBytes } from './output.js';
 import { isAlive } from './process-alive.js';
 import { firstFree } from './search.js';
+import { ShFiles } from './sh-files.js';
 import { renderFragment, shStateText } from './sh-fragment.js';
 import { readState, writeState } from './state.js';
 import type { WireConfig, WireResponse, WireState } from './types.js';
@@ -222,7 +223,7 @@ function appendLocked(stateDir: string, responses: readonly WireResponse[]): voi
   const state = readState(stateDir);
   const genDir = generationPath(stateDir, state.generation);
   const outFiles: string[][] = [];
-  const sh = new Fragments(stateDir, state);
+  const sh = new ShFiles(stateDir, state);
   try {
     const lines = responses.map((response) => {
       const files: string[] = [];
@@ -250,78 +251,6 @@ function appendLocked(stateDir: string, responses: readonly WireResponse[]): voi
     throw failure;
   }
   sh.settle(responses.length);
-}
-
-/**
- * The `sh/<n>` files of one append. Each appears whole (a temp file
- * renamed). If one cannot be written (a full disk), the shim is switched off
- * for this mock by removing `state.sh`, which needs no space: calls still
- * get every response, from the runner. Routed generations have none: the
- * shim hands them over.
- */
-class Fragments {
-  readonly #stateDir: string;
-  readonly #state: WireState;
-  readonly #genDir: string;
-  #first = 0;
-  #written = 0;
-  #off = false;
-
-  constructor(stateDir: string, state: WireState) {
-    this.#stateDir = stateDir;
-    this.#state = state;
-    this.#genDir = generationPath(stateDir, state.generation);
-    this.#off = !state.config.sh;
-  }
-
-  /**
-   * `sh/<n>` for queue lines `first`…, and an empty one ("ask the runner")
-   * for any earlier line that has none (a writer that died between its
-   * append and its `state.sh`, a line appended by hand).
-   */
-  write(first: number, responses: readonly WireResponse[]): void {
-    const { sh } = this.#state.config;
-    this.#first = first;
-    if (!sh || this.#off || existsSync(routedPath(this.#genDir))) {
-      this.#off = true;
-      return;
-    }
-    try {
-      const path = (n: number) => fragmentPath(this.#genDir, n);
-      const have = firstFree((n) => existsSync(path(n)), first - 1);
-      for (let n = have; n < first; n++) writeFileAtomic(path(n), '');
-      for (const [i, response] of responses.entries()) {
-        writeFileAtomic(path(first + i), renderFragment(response, this.#state.config, sh));
-        this.#written = i + 1;
-      }
-    } catch (error) {
-      this.#switchOff(error);
-    }
-  }
-
-  /** `kept` lines were appended: the count in `state.sh`, and no `sh/<n>` past them. */
-  settle(kept: number): void {
-    if (this.#off || this.#first === 0) return; // off, or the append failed before it began
-    for (let i = kept; i < this.#written; i++)
-      tryUnlink(fragmentPath(this.#genDir, this.#first + i));
-    try {
-      const total = this.#first + kept - 1;
-      writeFileAtomic(shStatePath(this.#stateDir), shStateText(this.#state, total));
-    } catch (error) {
-      this.#switchOff(error);
-    }
-  }
-
-  #switchOff(error: unknown): void {
-    this.#off = true;
-    try {
-      unlinkSync(shStatePath(this.#stateDir));
-    } catch (cause) {
-      if (errnoCode(cause) !== 'ENOENT') {
-        throw stateError(error, fragmentPath(this.#genDir, this.#first), 'test');
-      }
-    }
-  }
 }
 
 /**

@@ -19,11 +19,11 @@ import {
 import { errnoCode, ProtocolError } from '../queue/errors.js';
 import {
   callPath,
-  claimPath,
   GENERATION_PATTERN,
   generationPath,
   queuePath,
   routedPath,
+  slotPath,
 } from '../queue/layout.js';
 import { countLines } from '../queue/lines.js';
 import { parseRecord, recordLine, recordTimes } from '../queue/records.js';
@@ -44,8 +44,9 @@ const SOURCES: ReadonlySet<string> = new Set(['queue', 'repeat', 'fallback', 'de
 
 /**
  * The claim of a call the sh shim started: `spec` is
- * `<generation>/<call>/<step>/<source>/<response>` (the last two empty
- * before a claim). The record it published is opened for appending; for step
+ * `<generation>/<call>/<step>/<source>/<response>/<slot>` (source and
+ * response empty before a claim; slot k of a routed response is
+ * `claims/<n>-<k>`, 0 none). The record it published is opened for appending; for step
  * `r` the claim is made here, as the runner makes any.
  */
 export function resumeClaim(
@@ -53,7 +54,7 @@ export function resumeClaim(
   spec: string,
   claimRouted: RoutedClaimer,
 ): { claim: Claim; step: ResumeStep } {
-  const [generation = '', seqText = '', step = '', source = '', responseText = ''] =
+  const [generation = '', seqText = '', step = '', source = '', responseText = '', slotText = ''] =
     spec.split('/');
   const seq = Number(seqText);
   if (
@@ -61,7 +62,8 @@ export function resumeClaim(
     !Number.isSafeInteger(seq) ||
     seq < 1 ||
     !STEP_PATTERN.test(step) ||
-    (step !== 'r' && !SOURCES.has(source))
+    (step !== 'r' && !SOURCES.has(source)) ||
+    !/^[0-9]{0,7}$/.test(slotText)
   ) {
     throw new ProtocolError(
       `the sh shim handed over a call as "${spec}", which this runner cannot read`,
@@ -100,8 +102,10 @@ export function resumeClaim(
     if (step === 'c') {
       // The shell may have handed over before its claim line, or before
       // writing its claim marker (made, so this call's): both are written now.
-      if (decision.source === 'queue')
-        nameClaim(claimPath(genDir, decision.response as number), seq);
+      // Slot 0 is a `times: 'always'` response, which has no marker.
+      const slot = slotText === '' ? 1 : Number(slotText);
+      if (decision.source === 'queue' && slot > 0)
+        nameClaim(slotPath(genDir, decision.response as number, slot), seq);
       writeBytes(fd, Buffer.from(recordLine(decision)));
     }
     return {
