@@ -68,10 +68,7 @@ export function shCapabilities(
   if (!fastPath || platform === 'win32' || platform !== process.platform) return undefined;
   const { recordEnv } = config;
   if (recordEnv === true) return undefined;
-  if (
-    Array.isArray(recordEnv) &&
-    !recordEnv.every(shellReads)
-  ) {
+  if (Array.isArray(recordEnv) && !recordEnv.every(shellReads)) {
     return undefined;
   }
   const tools = shTools();

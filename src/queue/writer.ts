@@ -11,7 +11,6 @@ import {
   renameSync,
   rm,
   rmSync,
-  unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';

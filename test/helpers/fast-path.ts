@@ -4,7 +4,7 @@
 // property a few times per shell (test/mock-binary/fast-path.test.ts), the stress
 // suite many times (fast-path.stress.test.ts).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -206,4 +206,20 @@ export async function checkShAgreesWithRunner(
     { numRuns, ...(seed === undefined ? {} : { seed }) },
   );
   return shServed;
+}
+
+/**
+ * A copy of the mock's shim that, once it has looked at the response it would
+ * get, lets a whole other call run to its end (the original shim): a call
+ * that loses the race for that response, every time.
+ */
+export function racingShim(mock: MockBinary): string {
+  const dir = testDir();
+  const shim = join(dir, 'git');
+  const looked = '[ "$PWD" -ef . ] && shimkit_pick "$@" || return';
+  const text = readFileSync(mock.path, 'utf8');
+  expect(text).toContain(looked);
+  const race = `${looked}\n  "${mock.path}" racer >/dev/null 2>&1 </dev/null`;
+  writeFileSync(shim, text.replace(looked, race), { mode: 0o700 });
+  return shim;
 }

@@ -14,13 +14,14 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { createMockBinary, type MockBinary } from '../../src/index.js';
+import { createMockBinary } from '../../src/index.js';
 import { MockExitCode } from '../../src/queue/exit-codes.js';
 import {
   checkShAgreesWithRunner,
   commandPath,
   EXEC_RAW,
   isShRecord,
+  racingShim,
   SHELLS,
 } from '../helpers/fast-path.js';
 import {
@@ -50,22 +51,6 @@ describe('PERF-07 the sh shim and the runner agree', () => {
     );
   }
 });
-
-/**
- * A copy of the mock's shim that, once it has looked at the response it would
- * get, lets a whole other call run to its end (the original shim): a call
- * that loses the race for that response, every time.
- */
-function racingShim(mock: MockBinary): string {
-  const dir = testDir();
-  const shim = join(dir, 'git');
-  const looked = '[ "$PWD" -ef . ] && shimkit_pick || return';
-  const text = readFileSync(mock.path, 'utf8');
-  expect(text).toContain(looked);
-  const race = `${looked}\n  "${mock.path}" racer >/dev/null 2>&1 </dev/null`;
-  writeFileSync(shim, text.replace(looked, race), { mode: 0o700 });
-  return shim;
-}
 
 describe('PERF-07 the shell hands a call it started over to the runner', () => {
   it('PERF-07 losing the race for a static response to a runner-only one: claimed by the shell, acted out by the runner (step c)', async () => {
