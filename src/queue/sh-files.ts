@@ -16,6 +16,9 @@ import { chunkOf, ROUTE_CHUNK, routeEntry, routeEntryOfLine } from './sh-route.j
 import { readText } from './state.js';
 import type { WireResponse, WireState } from './types.js';
 
+/** The last line of a route chunk. */
+const CHUNK_END = ':';
+
 /**
  * What the sh shim reads of one append (see sh-fragment.ts and sh-route.ts):
  * `sh/<n>` for each new response and, in a routed generation, its line in
@@ -110,14 +113,16 @@ export class ShFiles {
       for (let n = base(c) + 1 + lines.length; n <= Math.min(c * ROUTE_CHUNK, last); n++) {
         lines.push(entries.get(n) as string);
       }
-      writeFileAtomic(routeChunkPath(this.#genDir, c), `${lines.join('\n')}\n`);
+      // The last line makes `.` of a whole chunk succeed: failing, it was not read.
+      writeFileAtomic(routeChunkPath(this.#genDir, c), `${lines.join('\n')}\n${CHUNK_END}\n`);
     }
   }
 
   /** The lines of route chunk `c` ([] if it is not there). */
   #chunkLines(c: number): string[] {
     try {
-      return completeLines(readFileSync(routeChunkPath(this.#genDir, c), 'utf8'));
+      const lines = completeLines(readFileSync(routeChunkPath(this.#genDir, c), 'utf8'));
+      return lines.at(-1) === CHUNK_END ? lines.slice(0, -1) : lines;
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return [];
       throw error;

@@ -9,8 +9,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { createMockBinary, type MockBinary, type MockResponse } from '../../src/index.js';
+import {
+  any,
+  createMockBinary,
+  type MockBinary,
+  MockExitCode,
+  type MockResponse,
+} from '../../src/index.js';
 import { completion, python3, spawnTracked, testDir } from './index.js';
+import { seededRandom } from './parallel.js';
 import { generationDir } from './protocol.js';
 
 export const EXEC_RAW = fileURLToPath(new URL('../fixtures/exec-raw.py', import.meta.url));
@@ -222,4 +229,196 @@ export function racingShim(mock: MockBinary): string {
   const race = `${looked}\n  "${mock.path}" racer >/dev/null 2>&1 </dev/null`;
   writeFileSync(shim, text.replace(looked, race), { mode: 0o700 });
   return shim;
+}
+
+/** Words the routed scenarios match on and call with (shell metacharacters, quotes, UTF-8, empty). */
+const word = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.constantFrom('status', 'push', '-C', '', 'a b', "it's", 'é', '*', '$x'),
+  },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 5 }) },
+);
+const argMatcher = fc.oneof(
+  { weight: 6, arbitrary: word },
+  { weight: 2, arbitrary: fc.constant(any()) },
+  { weight: 1, arbitrary: fc.constantFrom(/^s/, /h$/) },
+);
+const routing = fc.record(
+  {
+    args: fc.array(argMatcher, { maxLength: 3 }),
+    prefix: fc.boolean(),
+    cwd: fc.constantFrom('here', 'elsewhere', 'any', 'regex'),
+    env: fc.oneof(word, fc.constant(null), fc.constant(any()), fc.constant(/^s/)),
+    times: fc.constantFrom<number | 'always'>(1, 2, 3, 'always'),
+  },
+  { requiredKeys: [] },
+);
+type Routing = typeof routing extends fc.Arbitrary<infer T> ? T : never;
+
+const routedScenario = fc.record({
+  responses: fc.array(
+    fc.tuple(
+      routing,
+      fc.oneof({ weight: 5, arbitrary: staticResponse }, { weight: 1, arbitrary: runnerResponse }),
+    ),
+    { minLength: 1, maxLength: 4 },
+  ),
+  onExhausted: fc.oneof(
+    fc.constant<'repeat'>('repeat'),
+    fc.constant<'fail'>('fail'),
+    staticResponse,
+  ),
+  calls: fc.array(
+    fc.oneof(
+      {
+        weight: 5,
+        arbitrary: fc.array(
+          word.map((w) => Buffer.from(w)),
+          { maxLength: 3 },
+        ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.array(
+          fc.uint8Array({ maxLength: 6 }).filter((a) => !a.includes(0)),
+          { maxLength: 3 },
+        ),
+      },
+    ),
+    { minLength: 1, maxLength: 6 },
+  ),
+  env: fc.option(
+    word.map((w) => Buffer.from(w)),
+    { nil: undefined },
+  ),
+  cwdName: fc.constantFrom('r', 'é dir', "it's", 'a\\b'),
+});
+
+/** The `match` and `times` a routed scenario draws, made concrete for the call's cwd. */
+function routedResponse([r, response]: [Routing, MockResponse], cwd: string): MockResponse {
+  const match: NonNullable<MockResponse['match']> = {};
+  if (r.args !== undefined) match[r.prefix ? 'argsPrefix' : 'args'] = r.args;
+  if (r.cwd !== undefined) {
+    match.cwd = { here: cwd, elsewhere: `${cwd}-not`, any: any(), regex: /r$/ }[r.cwd];
+  }
+  if (r.env !== undefined) match.env = { SK_VAR: r.env };
+  return { ...response, match, ...(r.times === undefined ? {} : { times: r.times }) };
+}
+
+/**
+ * PERF-09: random routed scenarios (literal, any(), RegExp, cwd and env
+ * matchers, `times`), each run once with the fast path and once without,
+ * under `shell` as `sh`: the output, exit codes, files and call records must
+ * be byte-identical. Returns how many calls the shell itself served.
+ */
+export async function checkRoutedShAgreesWithRunner(
+  shell: string,
+  { numRuns, seed }: { numRuns: number; seed?: number },
+): Promise<number> {
+  const base = testDir();
+  let shServed = 0;
+  await fc.assert(
+    fc.asyncProperty(routedScenario, async (sc) => {
+      const cwd = `${base}/${sc.cwdName}`;
+      const results = [];
+      for (const fastPath of [true, false]) {
+        mkdirSync(cwd);
+        await using git = createMockBinary('git', {
+          responses: sc.responses.map((r) => routedResponse(r, cwd)),
+          onExhausted: sc.onExhausted,
+          recordEnv: ['SK_VAR'],
+          fastPath,
+          tmpDir: base,
+        });
+        const outcomes = [];
+        for (const args of sc.calls) {
+          outcomes.push(await rawCall(shell, git, Buffer.from(cwd), args, sc.env));
+        }
+        const records = comparable(git);
+        if (fastPath) shServed += records.filter((_, i) => isShRecord(git, i + 1)).length;
+        results.push({ outcomes, records, files: tree(Buffer.from(cwd)) });
+        rmSync(cwd, { recursive: true, force: true });
+      }
+      expect(results[0]).toEqual(results[1]);
+    }),
+    { numRuns, ...(seed === undefined ? {} : { seed }) },
+  );
+  return shServed;
+}
+
+/**
+ * PERF-09 MB-02 MB-08: `callers` parallel calls, under `shell` as `sh`, on a
+ * routed queue of literal routes with `times` 1–3, static responses (the
+ * shell's) mixed with runner-only ones, about a third of the calls
+ * SIGKILLed mid-call: no response answers more calls than its `times`, its
+ * claim markers agree, every survivor printed what its record says it
+ * claimed, and both paths served some. Returns the seed's outcome counts.
+ */
+export async function expectRoutedStormExactlyOnce(
+  shell: string,
+  callers: number,
+  seed: number,
+): Promise<{ bySh: number; byRunner: number }> {
+  const random = seededRandom(seed);
+  const shapes = [['push'], ['pull', 'x'], ['log']];
+  const queue: MockResponse[] = [];
+  for (let i = 0, slots = 0; slots < callers; i++) {
+    const shape = shapes[i % shapes.length] as string[];
+    const times = 1 + Math.floor(random() * 3);
+    slots += times;
+    const stdout = `${shape.join(' ')} #${i + 1}\n`;
+    const match = { argsPrefix: shape };
+    queue.push(
+      i % 4 === 3
+        ? { match, times, chunks: [{ stdout, delayMs: 40 }] }
+        : { match, times, stdout, delayMs: 40 + Math.floor(random() * 80) },
+    );
+  }
+  await using git = createMockBinary('git', { responses: queue, onExhausted: 'fail' });
+  const children = Array.from({ length: callers }, (_, k) =>
+    spawnTracked(shell, [git.path, ...(shapes[k % shapes.length] as string[]), `c${k}`], {
+      argv0: 'sh',
+    }),
+  );
+  const exits = Promise.all(children.map(completion));
+  for (const child of children) {
+    if (random() < 0.35) setTimeout(() => child.kill('SIGKILL'), random() * 150);
+  }
+  const results = await exits;
+  const calls = git.calls();
+  const byTag = new Map(calls.map((c) => [c.argv.at(-1), c]));
+  const uses = new Map<number, number>();
+  for (const call of calls) {
+    if (call.responseSource !== 'queue' || call.response === undefined) continue;
+    uses.set(call.response, (uses.get(call.response) ?? 0) + 1);
+    const shape = (queue[call.response - 1]?.match?.argsPrefix ?? []) as string[];
+    expect(call.argv.slice(0, shape.length), `seed ${seed}`).toEqual(shape);
+  }
+  for (const [n, count] of uses) {
+    expect(count, `seed ${seed}: response #${n} used`).toBeLessThanOrEqual(
+      queue[n - 1]?.times as number,
+    );
+  }
+  const markers = readdirSync(join(generationDir(git), 'claims'));
+  queue.forEach((r, i) => {
+    const mine = markers.filter((m) => m === `${i + 1}` || m.startsWith(`${i + 1}-`));
+    expect(mine.length, `seed ${seed}: markers of #${i + 1}`).toBeLessThanOrEqual(
+      r.times as number,
+    );
+  });
+  for (const [k, exit] of results.entries()) {
+    if (exit.signal !== null) continue;
+    const call = byTag.get(`c${k}`);
+    expect(call, `seed ${seed}: c${k} left no record`).toBeDefined();
+    if (exit.code === 0) {
+      const response = queue[(call?.response ?? 0) - 1];
+      const stdout = response?.stdout ?? response?.chunks?.[0]?.stdout;
+      expect(exit.stdout.toString(), `seed ${seed}: c${k}`).toBe(stdout);
+    } else {
+      expect(exit.code, `seed ${seed}: c${k} ${exit.stderr}`).toBe(MockExitCode.unmatched);
+    }
+  }
+  const bySh = calls.filter((c) => isShRecord(git, c.index)).length;
+  return { bySh, byRunner: calls.length - bySh };
 }
