@@ -3,7 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { createMockBinary, type MockResponse } from '../../src/index.js';
 import { MockExitCode } from '../../src/queue/exit-codes.js';
-import { checkShAgreesWithRunner, isShRecord, SHELLS } from '../helpers/fast-path.js';
+import {
+  checkRoutedShAgreesWithRunner,
+  checkShAgreesWithRunner,
+  expectRoutedStormExactlyOnce,
+  isShRecord,
+  SHELLS,
+} from '../helpers/fast-path.js';
 import { completion, runCommand, spawnTracked } from '../helpers/index.js';
 import { assertExactlyOnce, responses, seededRandom } from '../helpers/parallel.js';
 
@@ -52,4 +58,33 @@ describe('PERF-07 mixed queues stay exactly-once', () => {
     expect(next.code, `seed ${seed}: ${next.stderr}`).toBe(unused > 0 ? 0 : MockExitCode.unmatched);
     assertExactlyOnce(git, results);
   });
+});
+
+describe('PERF-09 routed generations: the sh shim and the runner agree (stress)', () => {
+  for (const shell of SHELLS) {
+    it.skipIf(!shell.path)(
+      `PERF-09 MB-13 random literal, any(), RegExp, cwd and env routes with times: byte-identical output, exit codes, files and call records on both paths (${shell.name}, ${RUNS} random scenarios)`,
+      async () => {
+        const shServed = await checkRoutedShAgreesWithRunner(shell.path as string, {
+          numRuns: RUNS,
+        });
+        expect(shServed).toBeGreaterThan(RUNS / 2);
+      },
+    );
+  }
+  for (const shell of SHELLS) {
+    it.skipIf(!shell.path)(
+      `PERF-09 MB-02 MB-08 64 parallel routed calls with times, static and runner-only responses, random SIGKILLs: no response past its times, survivors print what they claimed (${shell.name})`,
+      async () => {
+        const seed = Date.now();
+        const { bySh, byRunner } = await expectRoutedStormExactlyOnce(
+          shell.path as string,
+          64,
+          seed,
+        );
+        expect(bySh, `seed ${seed}`).toBeGreaterThan(0);
+        expect(byRunner, `seed ${seed}`).toBeGreaterThan(0);
+      },
+    );
+  }
 });
