@@ -66,37 +66,56 @@ export async function mockCall({ iterations = 40 } = {}) {
 
 /**
  * MB-13: a call whose match is the last of 1,000 routed responses (it reads
- * and tests all 1,000), vs a call with 1 queued response, paired.
+ * and tests all 1,000), vs a call with 1 queued response, paired, both
+ * through the runner. PERF-09: a routed call served by the sh shim (one
+ * literal route) vs `node -e 0`, and the last of 100 literal routes vs 1,
+ * both served by the shell.
  */
 export async function routing({ iterations = 30 } = {}) {
+  const target = { match: { args: ['status', '--short'] }, stdout: 'yes\n', times: 'always' };
+  const others = (n) =>
+    Array.from({ length: n }, (_, i) => ({ match: { args: [`other-${i}`] }, stdout: 'no\n' }));
   const routed = createMockBinary('git', {
-    responses: [
-      ...Array.from({ length: 999 }, (_, i) => ({
-        match: { args: [`other-${i}`] },
-        stdout: 'no\n',
-      })),
-      { match: { args: ['status', '--short'] }, stdout: 'yes\n', times: 'always' },
-    ],
+    responses: [...others(999), target],
     onExhausted: 'fail',
+    fastPath: false,
   });
   // Both through the runner: the figure is what routing adds to its claim.
   const single = createMockBinary('git', { responses: [{ stdout: 'yes\n' }], fastPath: false });
+  const sh1 = createMockBinary('git', { responses: [target], onExhausted: 'fail' });
+  const sh100 = createMockBinary('git', {
+    responses: [...others(99), target],
+    onExhausted: 'fail',
+  });
   const call = (mock) => () => {
     const r = timeSync(mock.path, ['status', '--short']);
     if (r.stdout.toString() !== 'yes\n') throw new Error(`routing bench: got ${r.stdout}`);
     return r.ms;
   };
   for (let i = 0; i < 3; i++) {
-    call(single)();
-    call(routed)();
+    for (const mock of [single, routed, sh1, sh100]) call(mock)();
+    nodeBaseline();
   }
   const r = paired(iterations, call(single), call(routed));
-  await routed.dispose();
-  await single.dispose();
+  const n = paired(iterations, nodeBaseline, call(sh1));
+  const h = paired(iterations, call(sh1), call(sh100));
+  const byShell = [sh1, sh100].every((mock) =>
+    mock.calls().every((c) => c.diagnostic === undefined && c.claimMs === undefined),
+  );
+  if (!byShell) throw new Error('routing bench: a routed literal call was not served by the shell');
+  for (const mock of [routed, single, sh1, sh100]) await mock.dispose();
   return {
     routed1000MedianMs: round(r.subjectMedianMs, 2),
     singleMedianMs: round(r.baselineMedianMs, 2),
     ratio1000to1: round(r.ratio),
+    staticMedianMs: round(n.subjectMedianMs, 2),
+    nodeBaselineMedianMs: round(n.baselineMedianMs, 2),
+    staticRatioToNode: round(n.ratio),
+    sh: {
+      routed1MedianMs: round(h.baselineMedianMs, 2),
+      routed100MedianMs: round(h.subjectMedianMs, 2),
+      ratio100to1: round(h.ratio),
+    },
     iterations,
   };
 }
@@ -179,22 +198,34 @@ async function parallel(n, rounds) {
   const staticWalls = [];
   const ratios = [];
   const claims = [];
+  const routedWalls = { runner: [], sh: [] };
   const counts = { runner: { lost: 0, duplicated: 0, timeouts: 0 } };
   counts.sh = { lost: 0, duplicated: 0, timeouts: 0 };
-  const runMock = async (fastPath) => {
-    const git = createMockBinary('git', { responses: responses(n), onExhausted: 'fail', fastPath });
+  counts.routedRunner = { lost: 0, duplicated: 0, timeouts: 0 };
+  counts.routedSh = { lost: 0, duplicated: 0, timeouts: 0 };
+  // PERF-09: call k has args [c<k>], and only response k fits it (literal
+  // routes, queued in a fixed scrambled order: a call passes others' to its own).
+  const routedResponses = () =>
+    responses(n)
+      .map((r, k) => ({ ...r, match: { args: [`c${k}`] }, at: (k * 37) % n }))
+      .sort((a, b) => a.at - b.at)
+      .map(({ at: _, ...r }) => r);
+  const runMock = async (fastPath, routed = false) => {
+    const queue = routed ? routedResponses() : responses(n);
+    const git = createMockBinary('git', { responses: queue, onExhausted: 'fail', fastPath });
     const mock = await timeParallel(
       Array.from({ length: n }, (_, k) => [git.path, [`c${k}`]]),
       { allowFailure: true },
     );
-    const count = counts[fastPath ? 'sh' : 'runner'];
+    const key = routed ? (fastPath ? 'routedSh' : 'routedRunner') : fastPath ? 'sh' : 'runner';
+    const count = counts[key];
     count.timeouts += mock.codes.filter((c) => c === 124).length;
     const served = new Set(mock.outputs.filter(Boolean));
     count.duplicated += mock.outputs.filter(Boolean).length - served.size;
     count.lost += responses(n).filter((r) => !served.has(r.stdout)).length;
     const calls = git.calls();
     if (calls.length !== n) count.lost += Math.abs(n - calls.length);
-    if (!fastPath) for (const call of calls) claims.push(call.claimMs ?? 0);
+    if (!fastPath && !routed) for (const call of calls) claims.push(call.claimMs ?? 0);
     await git.dispose();
     return mock.ms;
   };
@@ -212,6 +243,11 @@ async function parallel(n, rounds) {
       fast = await runMock(true);
       mock = await runMock(false);
       base = await runNode();
+    }
+    // The routed storms alternate which path goes first, too.
+    const order = i % 2 === 0 ? [false, true] : [true, false];
+    for (const fastPath of order) {
+      routedWalls[fastPath ? 'sh' : 'runner'].push(await runMock(fastPath, true));
     }
     nodeWalls.push(base);
     mockWalls.push(mock);
@@ -238,6 +274,15 @@ async function parallel(n, rounds) {
       wallMs: round(staticWall, 1),
       speedup: round(wall / staticWall, 1),
       ...counts.sh,
+    },
+    routed: {
+      callsPerSec: round((n / median(routedWalls.sh)) * 1000, 1),
+      wallMs: round(median(routedWalls.sh), 1),
+      runnerWallMs: round(median(routedWalls.runner), 1),
+      speedup: round(median(routedWalls.runner) / median(routedWalls.sh), 1),
+      lost: counts.routedSh.lost + counts.routedRunner.lost,
+      duplicated: counts.routedSh.duplicated + counts.routedRunner.duplicated,
+      timeouts: counts.routedSh.timeouts + counts.routedRunner.timeouts,
     },
     rounds,
   };

@@ -7,8 +7,9 @@ import type { WireArg, WireMatch } from './types.js';
  * shell's side is `shimkit_routes` and `shimkit_walk` in shims/posix-fast.sh).
  * The writer renders each response's `match` and `times` as one line of sh
  * into the route chunks `sh/r<c>` (responses 64c-63 … 64c, one line each, in
- * queue order). The shell sources them with the call's argv as "$@", and
- * each line whose tests pass appends `<n>/<times>` to `shimkit_fits`:
+ * queue order; a last line `:` makes sourcing a whole chunk succeed). The
+ * shell sources them with the call's argv as "$@", and each line whose
+ * tests pass appends `<n>/<times>` to `shimkit_fits`:
  *
  *   [ $# -eq 2 ] && [ "x${1}" = 'xpush' ] && shimkit_fits="${shimkit_fits}3/2 "
  *   [ "${CI+x}${CI-}" = 'x1' ] && shimkit_fits="${shimkit_fits}4/a "     (a: always)

@@ -2,7 +2,7 @@
 // itself. Checks that the shell and the runner agree byte for byte under dash,
 // bash and busybox sh, that a routed storm stays exactly once, and that the
 // shell hands over whatever it cannot decide exactly.
-import { realpathSync, symlinkSync, unlinkSync } from 'node:fs';
+import { readFileSync, realpathSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { any, createMockBinary, MockExitCode, type MockResponse } from '../../src/index.js';
@@ -122,6 +122,23 @@ describe('PERF-09 the shell serves literal routes', () => {
       undefined,
     ]);
     expect(servedBy(git).filter((p) => p === 'sh').length).toBe(71);
+  });
+
+  it('PERF-09 routes enqueued one at a time across chunk boundaries: each chunk holds its 64 lines in order, and the shell finds the last', async () => {
+    await using git = createMockBinary('git', { onExhausted: 'fail' });
+    for (let i = 1; i <= 130; i++) git.enqueue({ match: { args: [`a${i}`] }, stdout: `${i}\n` });
+    const chunks = [1, 2, 3].map((c) =>
+      readFileSync(routeChunkPath(generationDir(git), c), 'utf8')
+        .trimEnd()
+        .split('\n'),
+    );
+    expect(chunks.map((lines) => lines.length)).toEqual([65, 65, 3]); // and the closing ':'
+    expect(chunks[2]?.[1]).toContain("'xa130'");
+    for (const n of [130, 64, 65, 1]) {
+      expect((await runCommand(git.path, [`a${n}`])).stdout.toString()).toBe(`${n}\n`);
+    }
+    expect(git.calls().map((c) => c.response)).toEqual([130, 64, 65, 1]);
+    expect(servedBy(git)).toEqual(['sh', 'sh', 'sh', 'sh']);
   });
 });
 
