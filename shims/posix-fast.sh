@@ -42,7 +42,7 @@ shimkit_which() {
 # A routed generation (src/queue/sh-route.ts): the responses whose match
 # fits the call ("$@"), as "<n>/<times> ..." in queue order, from the route
 # chunks sh/r<c>; false when the shell cannot tell (too many responses, a
-# chunk missing, a cwd it cannot read).
+# chunk missing or unreadable, a cwd it cannot read).
 shimkit_routes() {
   [ "$shimkit_t" -le @@ROUTE_LIMIT@@ ] || return 1
   shimkit_fits= shimkit_cwd= shimkit_bad= shimkit_c=1
@@ -59,6 +59,8 @@ shimkit_in() {
   if [ -z "$shimkit_cwd" ]; then
     shimkit_lp=$PWD shimkit_ox=${OLDPWD+x} shimkit_ov=${OLDPWD-}
     if command cd -P . && [ -n "$PWD" ]; then shimkit_cwd=$PWD; else shimkit_bad=1; fi
+    # bash keeps a leading // (POSIX leaves it open); Linux's getcwd never has it.
+    case $shimkit_cwd in //*) shimkit_cwd=${shimkit_cwd#/} ;; esac
     PWD=$shimkit_lp
     if [ -n "$shimkit_ox" ]; then OLDPWD=$shimkit_ov; else unset OLDPWD; fi
     [ -z "$shimkit_bad" ] || return 1

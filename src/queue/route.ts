@@ -57,11 +57,19 @@ export function fits(match: WireMatch | undefined, call: RoutedCall): boolean {
   if (match.env) {
     for (const key in match.env) {
       const m = match.env[key] as WireArg | null;
-      const got = call.env[key];
+      const got = envValue(call.env, key);
       if (m === null ? got !== undefined : !argFits(m, got)) return false;
     }
   }
   return true;
+}
+
+/** An env var of the call: its own, never a property `process.env` inherits (`constructor`). */
+export function envValue(
+  env: Readonly<Record<string, string | undefined>>,
+  key: string,
+): string | undefined {
+  return Object.hasOwn(env, key) ? env[key] : undefined;
 }
 
 /**
@@ -89,7 +97,7 @@ export function mismatch(match: WireMatch, call: RoutedCall): string | undefined
   }
   if (match.env) {
     for (const [key, m] of Object.entries(match.env)) {
-      const got = call.env[key];
+      const got = envValue(call.env, key);
       if (m === null ? got !== undefined : !argFits(m, got)) {
         return `env ${key}: expected ${m === null ? 'it unset' : describeArg(m)}, got ${got === undefined ? 'it unset' : JSON.stringify(got)}`;
       }

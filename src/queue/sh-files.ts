@@ -34,6 +34,8 @@ export class ShFiles {
   #first = 0;
   #written = 0;
   #off = false;
+  /** The route chunks this append rewrote (first and last), if any. */
+  #chunks: [number, number] | undefined;
 
   constructor(stateDir: string, state: WireState) {
     this.#stateDir = stateDir;
@@ -74,6 +76,13 @@ export class ShFiles {
     if (this.#off || this.#first === 0) return; // off, or the append failed before it began
     for (let i = kept; i < this.#written; i++)
       tryUnlink(fragmentPath(this.#genDir, this.#first + i));
+    if (this.#chunks && kept < this.#written) {
+      // Route lines of responses that were not appended: the chunks go, so the
+      // shell hands their calls over and the next append makes them again.
+      for (let c = this.#chunks[0]; c <= this.#chunks[1]; c++) {
+        tryUnlink(routeChunkPath(this.#genDir, c));
+      }
+    }
     try {
       const total = this.#first + kept - 1;
       writeFileAtomic(shStatePath(this.#stateDir), shStateText(this.#state, total));
@@ -102,12 +111,15 @@ export class ShFiles {
     if (prev > 0 && before.length < prev - base(chunkOf(prev))) {
       from = 1;
       kept = [];
-      const lines = completeLines(readText(queuePath(this.#genDir)));
+      // A last line without its newline (a hand edit) is line `prev`: the append puts one after it.
+      const text = readText(queuePath(this.#genDir));
+      const lines = text.endsWith('\n') ? completeLines(text) : text.split('\n');
       for (let n = 1; n <= prev; n++) {
         entries.set(n, routeEntryOfLine(lines[n - 1] ?? '', n, this.#genDir));
       }
     }
     const last = first + responses.length - 1;
+    this.#chunks = [from, chunkOf(last)];
     for (let c = from; c <= chunkOf(last); c++) {
       const lines = c === from ? [...kept] : [];
       for (let n = base(c) + 1 + lines.length; n <= Math.min(c * ROUTE_CHUNK, last); n++) {

@@ -63,7 +63,8 @@ export function routeEntryOfLine(line: string, n: number, genDir: string): strin
 function timesWord(times: Route['times']): string | undefined {
   if (times === undefined) return '1';
   if (times === 'always') return 'a';
-  return Number.isSafeInteger(times) && times >= 1 ? String(times) : undefined;
+  // As the writer validates it (response-schema.ts); a hand-written line may hold anything.
+  return Number.isInteger(times) && times >= 1 && times <= 1_000_000 ? String(times) : undefined;
 }
 
 /** The sh tests that rule a call out, and whether passing them means it fits. */
@@ -111,11 +112,12 @@ const isAny = (m: WireArg | null | undefined): boolean =>
 /**
  * Whether the shell compares `text` as the runner does: valid UTF-8 text
  * (no lone surrogate) without U+FFFD, and no control character but tab
- * and newline (bash keeps \x01 and \x7f as quoting marks inside words).
+ * (bash keeps \x01 and \x7f as quoting marks inside words; a newline
+ * would split the response's route line in two).
  */
 function comparable(text: string): boolean {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are the point
-  if (/[\u0000-\u0008\u000b-\u001f\u007f\ufffd]/.test(text)) return false;
+  if (/[\u0000-\u0008\u000a-\u001f\u007f\ufffd]/.test(text)) return false;
   return Buffer.from(text).toString() === text;
 }
 

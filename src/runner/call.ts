@@ -43,7 +43,7 @@ export function pickEnv(
   if (recordEnv === true) return cold().redactEnv(env);
   const picked: Record<string, string> = {};
   for (const key of recordEnv) {
-    const value = env[key];
+    const value = Object.hasOwn(env, key) ? env[key] : undefined; // never an inherited `constructor`
     if (value !== undefined) picked[key] = value;
   }
   return picked;

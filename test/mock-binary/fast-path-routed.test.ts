@@ -243,6 +243,88 @@ describe('PERF-09 the shell hands over what it cannot decide exactly', () => {
   });
 });
 
+describe('PERF-09 what the review found', () => {
+  /** The same calls through a mock with the fast path and one without: output and claims. */
+  async function bothPaths(
+    responses: MockResponse[],
+    calls: Array<{ args: string[]; env?: NodeJS.ProcessEnv; cwd?: string; shell?: string }>,
+    then?: (git: Awaited<ReturnType<typeof createMockBinary>>) => void,
+  ) {
+    const outcomes = [];
+    for (const fastPath of [true, false]) {
+      await using git = createMockBinary('git', { onExhausted: 'fail', fastPath, responses });
+      then?.(git);
+      const outs = [];
+      for (const c of calls) {
+        const r = c.shell
+          ? await runCommand(c.shell, [git.path, ...c.args], {
+              env: c.env,
+              cwd: c.cwd,
+              argv0: 'sh',
+            })
+          : await runCommand(git.path, c.args, { env: c.env, cwd: c.cwd });
+        outs.push(`${r.code} ${r.stdout}`);
+      }
+      outcomes.push({ outs, claims: git.calls().map((c) => [c.responseSource, c.response]) });
+    }
+    expect(outcomes[0]).toEqual(outcomes[1]);
+    return outcomes[0];
+  }
+
+  it('PERF-09 a literal with a newline: the runner decides, and a later append keeps every route line whole', async () => {
+    const got = await bothPaths(
+      [
+        { match: { args: ['a\nb'] }, stdout: 'one\n' },
+        { match: { args: ['z'] }, stdout: 'two\n' },
+      ],
+      [{ args: ['z'] }, { args: ['z'] }, { args: ['a\nb'] }],
+      (git) => git.enqueue({ stdout: 'three\n' }),
+    );
+    expect(got?.outs).toEqual(['0 two\n', '0 three\n', '0 one\n']);
+  });
+
+  it('PERF-09 env names Object.prototype has (constructor, toString): an unset one is unset on both paths', async () => {
+    const got = await bothPaths(
+      [
+        { match: { env: { toString: any() } }, stdout: 'inherited\n' },
+        { match: { env: { constructor: null } }, stdout: 'unset\n' },
+      ],
+      [{ args: [] }],
+    );
+    expect(got?.outs).toEqual(['0 unset\n']);
+  });
+
+  const bash = SHELLS.find((s) => s.name === 'bash')?.path;
+  it.skipIf(!bash)(
+    'PERF-09 bash as sh: BASHPID, BASH_ARGV0 and COMP_WORDBREAKS are its own, and a cwd of // is / (as getcwd says)',
+    async () => {
+      const env = { ...process.env, PWD: '//' };
+      const got = await bothPaths(
+        [
+          { match: { env: { BASHPID: null } }, stdout: 'no bashpid\n' },
+          { match: { env: { COMP_WORDBREAKS: null, BASH_ARGV0: null } }, stdout: 'no comp\n' },
+          { match: { cwd: '/' }, stdout: 'root\n', times: 'always' },
+          { stdout: 'plain\n' }, // what a shell that compared "//" would serve
+        ],
+        [0, 1, 2].map(() => ({ args: [], env, cwd: '/', shell: bash })),
+      );
+      expect(got?.outs).toEqual(['0 no bashpid\n', '0 no comp\n', '0 root\n']);
+    },
+  );
+
+  it('PERF-09 SHIMKIT_PASSED_THROUGH, which the runner takes out of its env, is not matched by the shell either', async () => {
+    const env = { ...process.env, SHIMKIT_PASSED_THROUGH: 'x' };
+    const got = await bothPaths(
+      [
+        { match: { env: { SHIMKIT_PASSED_THROUGH: null } }, stdout: 'unset\n' },
+        { stdout: 'plain\n' },
+      ],
+      [{ args: [], env }],
+    );
+    expect(got?.outs).toEqual(['0 unset\n']);
+  });
+});
+
 describe('PERF-09 MB-02 MB-08 routed storms stay exactly once', () => {
   for (const shell of SHELLS) {
     it.skipIf(!shell.path)(
