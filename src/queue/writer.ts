@@ -198,8 +198,9 @@ function buildGeneration(stateDir: string, n: number): boolean {
  * call may have claimed one already, so they cannot be taken back), the rest
  * is cut off with its out files, and the error says how many made it.
  *
- * In a plain generation whose shim serves static responses, each new line
- * gets its `sh/<n>` (see sh-fragment.ts) *before* the append, and `state.sh`
+ * Where the shim serves static responses, each new line gets its `sh/<n>`
+ * (see sh-fragment.ts), and in a routed generation its route line
+ * (sh-route.ts, sh-files.ts), *before* the append, and `state.sh`
  * its new count after: a shell that finds `sh/<count + 1>` knows lines may be
  * coming that it does not know yet, and leaves the call to the runner, so no
  * call answers "repeat" once a later response was served.
