@@ -63,8 +63,8 @@ function renderFastPath(config: WireConfig, tools: ShTools): string {
     shimTemplate('posix-fast.sh')
       .replace('@@MKDIR@@', () => shQuote(tools.mkdir ?? ''))
       .replace('@@SLEEP@@', () => shQuote(tools.sleep ?? ''))
-      .replace('@@EXHAUSTED@@', () => exhaustedLines(config))
-      .replace('@@ROUTED_EXHAUSTED@@', () => routedExhaustedLines(config))
+      .replace('@@EXHAUSTED@@', () => exhaustedLines(config, PLAIN_REPEAT))
+      .replace('@@ROUTED_EXHAUSTED@@', () => exhaustedLines(config, ROUTED_REPEAT))
       .replace('@@ROUTE_LIMIT@@', () => String(SH_ROUTE_LIMIT))
       .replace('@@ENVC@@', () => (keys ? `,"envc":${keys.length}` : ''))
       .replace('@@ENV@@', () => env)
@@ -76,40 +76,39 @@ function renderFastPath(config: WireConfig, tools: ShTools): string {
   );
 }
 
-/** What `shimkit_which` does once every queued response is claimed (as src/queue/claim.ts decides). */
-function exhaustedLines(config: WireConfig): string {
+/**
+ * What a call gets once no response is left for it (as src/queue/claim.ts
+ * and route-claim.ts decide), with `repeat` for onExhausted 'repeat'.
+ */
+function exhaustedLines(config: WireConfig, repeat: readonly string[]): string {
   if (config.spy || config.onExhausted === 'fail') return '  return 1';
   if (typeof config.onExhausted === 'object') {
     return '  shimkit_src=fallback shimkit_f=$shimkit_state/fallback.sh';
   }
-  return [
-    '  if [ "$shimkit_t" -gt 0 ]; then',
-    '    shimkit_src=repeat shimkit_r=$shimkit_t shimkit_f=$shimkit_d/sh/$shimkit_t',
-    // A queue line no sh/<n> stands for was written by hand: the runner reads it.
-    '  elif [ -s "$shimkit_d/queue.jsonl" ]; then',
-    '    return 1',
-    '  else',
-    '    shimkit_src=default shimkit_f=$shimkit_state/default.sh',
-    '  fi',
-  ].join('\n');
+  return repeat.join('\n');
 }
 
+/** `shimkit_which`, every queued response claimed: the last repeats (none queued: the default). */
+const PLAIN_REPEAT = [
+  '  if [ "$shimkit_t" -gt 0 ]; then',
+  '    shimkit_src=repeat shimkit_r=$shimkit_t shimkit_f=$shimkit_d/sh/$shimkit_t',
+  // A queue line no sh/<n> stands for was written by hand: the runner reads it.
+  '  elif [ -s "$shimkit_d/queue.jsonl" ]; then',
+  '    return 1',
+  '  else',
+  '    shimkit_src=default shimkit_f=$shimkit_state/default.sh',
+  '  fi',
+];
+
 /**
- * What `shimkit_walk` does once no fitting response has a free slot (as
- * src/queue/route-claim.ts decides): the last one that fitted again, when
- * onExhausted is 'repeat'; a call nothing fitted gets the runner's
- * diagnostic, which names the closest response.
+ * `shimkit_walk`, no fitting response with a free slot: the last one that
+ * fitted repeats; a call nothing fitted gets the runner's diagnostic, which
+ * names the closest response.
  */
-function routedExhaustedLines(config: WireConfig): string {
-  if (config.spy || config.onExhausted === 'fail') return '  return 1';
-  if (typeof config.onExhausted === 'object') {
-    return '  shimkit_src=fallback shimkit_f=$shimkit_state/fallback.sh';
-  }
-  return [
-    '  [ -n "$shimkit_last" ] || return 1',
-    '  shimkit_src=repeat shimkit_r=$shimkit_last shimkit_f=$shimkit_d/sh/$shimkit_last',
-  ].join('\n');
-}
+const ROUTED_REPEAT = [
+  '  [ -n "$shimkit_last" ] || return 1',
+  '  shimkit_src=repeat shimkit_r=$shimkit_last shimkit_f=$shimkit_d/sh/$shimkit_last',
+];
 
 /**
  * A Windows `.cmd` shim. cmd.exe reads it in the OEM code page, so a path
