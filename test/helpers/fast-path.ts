@@ -13,6 +13,7 @@ import {
   any,
   createMockBinary,
   type MockBinary,
+  type MockBinaryOptions,
   MockExitCode,
   type MockResponse,
 } from '../../src/index.js';
@@ -174,6 +175,40 @@ const scenario = fc.record({
 });
 
 /**
+ * One scenario, run once with the fast path and once without, in a fresh
+ * `cwd` under `shell` as `sh`: the output, exit codes, files and call
+ * records must be byte-identical. Returns how many calls the shell served.
+ */
+async function bothPathsAgree(
+  shell: string,
+  base: string,
+  cwd: Buffer,
+  options: Pick<MockBinaryOptions, 'responses' | 'onExhausted' | 'default'>,
+  calls: readonly Uint8Array[][],
+  env: Uint8Array | undefined,
+): Promise<number> {
+  const results = [];
+  let shServed = 0;
+  for (const fastPath of [true, false]) {
+    mkdirSync(cwd);
+    await using git = createMockBinary('git', {
+      ...options,
+      recordEnv: ['SK_VAR'],
+      fastPath,
+      tmpDir: base,
+    });
+    const outcomes = [];
+    for (const args of calls) outcomes.push(await rawCall(shell, git, cwd, args, env));
+    const records = comparable(git);
+    if (fastPath) shServed = records.filter((_, i) => isShRecord(git, i + 1)).length;
+    results.push({ outcomes, records, files: tree(cwd) });
+    rmSync(cwd, { recursive: true, force: true });
+  }
+  expect(results[0]).toEqual(results[1]);
+  return shServed;
+}
+
+/**
  * PERF-07 MB-03 MB-05: `numRuns` random scenarios (responses the shell serves
  * and ones only the runner can act out, raw argv, cwd and env bytes), each run
  * once with the fast path and once without, under `shell` as `sh`: the output,
@@ -190,25 +225,8 @@ export async function checkShAgreesWithRunner(
   await fc.assert(
     fc.asyncProperty(scenario, async (sc) => {
       const cwd = Buffer.concat([Buffer.from(`${base}/`), Buffer.from(sc.cwdName)]);
-      const results = [];
-      for (const fastPath of [true, false]) {
-        mkdirSync(cwd);
-        await using git = createMockBinary('git', {
-          responses: sc.responses,
-          onExhausted: sc.onExhausted,
-          default: sc.default,
-          recordEnv: ['SK_VAR'],
-          fastPath,
-          tmpDir: base,
-        });
-        const outcomes = [];
-        for (const args of sc.calls) outcomes.push(await rawCall(shell, git, cwd, args, sc.env));
-        const records = comparable(git);
-        if (fastPath) shServed += records.filter((_, i) => isShRecord(git, i + 1)).length;
-        results.push({ outcomes, records, files: tree(cwd) });
-        rmSync(cwd, { recursive: true, force: true });
-      }
-      expect(results[0]).toEqual(results[1]);
+      const options = { responses: sc.responses, onExhausted: sc.onExhausted, default: sc.default };
+      shServed += await bothPathsAgree(shell, base, cwd, options, sc.calls, sc.env);
     }),
     { numRuns, ...(seed === undefined ? {} : { seed }) },
   );
@@ -321,26 +339,9 @@ export async function checkRoutedShAgreesWithRunner(
   await fc.assert(
     fc.asyncProperty(routedScenario, async (sc) => {
       const cwd = `${base}/${sc.cwdName}`;
-      const results = [];
-      for (const fastPath of [true, false]) {
-        mkdirSync(cwd);
-        await using git = createMockBinary('git', {
-          responses: sc.responses.map((r) => routedResponse(r, cwd)),
-          onExhausted: sc.onExhausted,
-          recordEnv: ['SK_VAR'],
-          fastPath,
-          tmpDir: base,
-        });
-        const outcomes = [];
-        for (const args of sc.calls) {
-          outcomes.push(await rawCall(shell, git, Buffer.from(cwd), args, sc.env));
-        }
-        const records = comparable(git);
-        if (fastPath) shServed += records.filter((_, i) => isShRecord(git, i + 1)).length;
-        results.push({ outcomes, records, files: tree(Buffer.from(cwd)) });
-        rmSync(cwd, { recursive: true, force: true });
-      }
-      expect(results[0]).toEqual(results[1]);
+      const responses = sc.responses.map((r) => routedResponse(r, cwd));
+      const options = { responses, onExhausted: sc.onExhausted };
+      shServed += await bothPathsAgree(shell, base, Buffer.from(cwd), options, sc.calls, sc.env);
     }),
     { numRuns, ...(seed === undefined ? {} : { seed }) },
   );
@@ -353,13 +354,13 @@ export async function checkRoutedShAgreesWithRunner(
  * shell's) mixed with runner-only ones, about a third of the calls
  * SIGKILLed mid-call: no response answers more calls than its `times`, its
  * claim markers agree, every survivor printed what its record says it
- * claimed, and both paths served some. Returns the seed's outcome counts.
+ * claimed, and both paths served some.
  */
 export async function expectRoutedStormExactlyOnce(
   shell: string,
   callers: number,
   seed: number,
-): Promise<{ bySh: number; byRunner: number }> {
+): Promise<void> {
   const random = seededRandom(seed);
   const shapes = [['push'], ['pull', 'x'], ['log']];
   const queue: MockResponse[] = [];
@@ -420,5 +421,6 @@ export async function expectRoutedStormExactlyOnce(
     }
   }
   const bySh = calls.filter((c) => isShRecord(git, c.index)).length;
-  return { bySh, byRunner: calls.length - bySh };
+  expect(bySh, `seed ${seed}: the shell served some`).toBeGreaterThan(0);
+  expect(bySh, `seed ${seed}: the runner served some`).toBeLessThan(calls.length);
 }
