@@ -43,6 +43,20 @@ export type {
   MockResponse,
   WaitForCallsOptions,
 } from './mock-binary/types.js';
+export { PackedInstallError } from './pack/errors.js';
+export type {
+  BinExpect,
+  BinRun,
+  ImportChecks,
+  PackedInstallOptions,
+} from './pack/options.js';
+export {
+  formatPackedInstallReport,
+  type PackCheck,
+  type PackCheckKind,
+  type PackedInstallReport,
+} from './pack/report.js';
+export { verifyPackedInstall } from './pack/verify.js';
 export {
   CommandNotFoundError,
   ProcessExitedError,

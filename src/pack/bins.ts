@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { envWithPathEntry, pathKey } from '../internal/path-env.js';
+import type { TestSandbox } from '../process/sandbox.js';
+import {
+  binTarget,
+  diagnoseMissingBin,
+  diagnoseMissingModule,
+  diagnoseShebang,
+  type PackageFacts,
+} from './diagnose.js';
+import { ending, exec } from './exec.js';
+import type { ResolvedBinRun } from './options.js';
+import { type Cleaner, fromRun, type PackCheck } from './report.js';
+
+export interface BinInput {
+  run: ResolvedBinRun;
+  projectDir: string;
+  sandbox: TestSandbox;
+  facts: PackageFacts;
+  clean: Cleaner;
+}
+
+/** `node_modules/.bin/NAME` (`NAME.cmd` on Windows) of the check project. */
+export function binPath(projectDir: string, bin: string, platform: NodeJS.Platform): string {
+  return join(projectDir, 'node_modules', '.bin', platform === 'win32' ? `${bin}.cmd` : bin);
+}
+
+const matches = (text: string, want: string | RegExp) =>
+  typeof want === 'string'
+    ? text.includes(want)
+    : new RegExp(want.source, want.flags.replace('g', '')).test(text);
+
+/**
+ * Run one bin as a user's shell would after `npm install`: by its link in
+ * `node_modules/.bin`, with that dir first on the sandbox PATH, in the check
+ * project; then check its exit and output.
+ */
+export async function runBin(input: BinInput): Promise<PackCheck> {
+  const { run, projectDir, sandbox, facts, clean } = input;
+  const name = `bin ${[run.bin, ...run.args].join(' ')}`;
+  const file = binPath(projectDir, run.bin, sandbox.platform);
+  if (!existsSync(file)) {
+    return {
+      kind: 'bin',
+      name,
+      ok: false,
+      problem: `node_modules/.bin/${run.bin} is not there after the install`,
+      ...diagnoseMissingBin(run.bin, facts),
+      ms: 0,
+    };
+  }
+  const env = sandbox.env();
+  const key = pathKey(env, sandbox.platform);
+  const withBin = envWithPathEntry(env, join(projectDir, 'node_modules', '.bin'), sandbox.platform);
+  const r = await exec(file, run.args, {
+    cwd: projectDir,
+    sandbox,
+    env: { [key]: withBin[key] },
+    timeoutMs: run.timeoutMs,
+    input: run.input,
+  });
+  const want = run.expect;
+  const target = binTarget(facts.manifest, run.bin, facts.name);
+  const shebang =
+    sandbox.platform === 'win32' || target === undefined
+      ? undefined
+      : diagnoseShebang(run.bin, join(facts.installedDir, target), target);
+  const problems: string[] = [];
+  if (r.timedOut || r.exitCode !== want.exitCode)
+    problems.push(`${ending(r, run.timeoutMs)}, expected exit ${want.exitCode}`);
+  if (want.stdout !== undefined && !matches(r.stdout, want.stdout))
+    problems.push(
+      `stdout does not ${typeof want.stdout === 'string' ? `contain ${JSON.stringify(want.stdout)}` : `match ${want.stdout}`}`,
+    );
+  if (want.stderr !== undefined && !matches(r.stderr, want.stderr))
+    problems.push(
+      `stderr does not ${typeof want.stderr === 'string' ? `contain ${JSON.stringify(want.stderr)}` : `match ${want.stderr}`}`,
+    );
+  if (problems.length === 0 && !shebang) return fromRun('bin', name, r, clean);
+  const diagnosis = shebang ?? diagnoseMissingModule(r.stderr, facts);
+  return fromRun('bin', name, r, clean, {
+    problem:
+      problems.length > 0
+        ? `${run.bin} ${problems.join('; ')}`
+        : `${run.bin} ran, but will not on every system`,
+    ...diagnosis,
+  });
+}

@@ -1,0 +1,183 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { TestSandbox } from '../process/sandbox.js';
+import type { PackageFacts } from './diagnose.js';
+import type { EntryPoint } from './entries.js';
+import { ending, exec } from './exec.js';
+import { type Cleaner, type PackCheck, skipped, tail } from './report.js';
+
+/**
+ * `tsc --noEmit` of files that import each entry point, as a user's
+ * TypeScript would: under `moduleResolution` node16 from an ES module
+ * (`.mts`, the `import` condition) and from a CommonJS one (`.cts`,
+ * `import x = require()`, the `require` condition), and under bundler. The
+ * TypeScript is the package's own (resolved from its dir), so the check
+ * needs nothing the package does not already have.
+ */
+
+type Mode = 'node16 (import)' | 'node16 (require)' | 'bundler';
+
+const FILES: Record<Mode, string> = {
+  'node16 (import)': 'shimkit-types.mts',
+  'node16 (require)': 'shimkit-types.cts',
+  bundler: 'shimkit-types.ts',
+};
+
+/** Whether the package ships types: a `types`/`typings` field or condition, or a .d.ts file. */
+export function hasTypes(facts: PackageFacts): boolean {
+  const m = facts.manifest as Record<string, unknown>;
+  if (typeof m.types === 'string' || typeof m.typings === 'string') return true;
+  if (/"(?:types|typings)"\s*:/.test(JSON.stringify(m.exports ?? null))) return true;
+  return [...facts.files].some((f) => /\.d\.[cm]?ts$/.test(f));
+}
+
+/** The `tsc` of the TypeScript installed for the package dir, or undefined. */
+export function findTsc(packageDir: string): { tsc: string; version: string } | undefined {
+  try {
+    const manifest = createRequire(join(packageDir, 'package.json')).resolve(
+      'typescript/package.json',
+    );
+    const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+    return { tsc: join(dirname(manifest), 'bin', 'tsc'), version };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface TypesInput {
+  entries: readonly EntryPoint[];
+  modes: { import: boolean; require: boolean };
+  projectDir: string;
+  sandbox: TestSandbox;
+  facts: PackageFacts;
+  clean: Cleaner;
+  timeoutMs: number;
+}
+
+const line = (mode: Mode, e: EntryPoint, i: number) =>
+  mode === 'node16 (require)'
+    ? `import m${i} = require(${JSON.stringify(e.specifier)}); export type T${i} = typeof m${i};`
+    : `import * as m${i} from ${JSON.stringify(e.specifier)}; export type T${i} = typeof m${i};`;
+
+export async function checkTypes(input: TypesInput): Promise<PackCheck[]> {
+  const { facts, projectDir, clean } = input;
+  const entries = input.entries.filter((e) => e.kind === 'js');
+  if (entries.length === 0) return [];
+  if (!hasTypes(facts)) {
+    return [
+      skipped(
+        'types',
+        'types',
+        'the package has no types (no `types` field or condition, no .d.ts file)',
+      ),
+    ];
+  }
+  const ts = findTsc(facts.sourceDir);
+  if (!ts) {
+    return [
+      skipped(
+        'types',
+        'types',
+        `TypeScript is not installed in ${clean(facts.sourceDir)}, so types were not checked (npm install -D typescript there to check them)`,
+      ),
+    ];
+  }
+  const runs: Array<{ config: string; modes: Mode[]; options: object }> = [];
+  const node16: Mode[] = [];
+  if (input.modes.import) node16.push('node16 (import)');
+  if (input.modes.require) node16.push('node16 (require)');
+  if (node16.length > 0) {
+    runs.push({
+      config: 'shimkit-tsconfig-node16.json',
+      modes: node16,
+      options: { module: 'node16', moduleResolution: 'node16' },
+    });
+  }
+  if (input.modes.import) {
+    runs.push({
+      config: 'shimkit-tsconfig-bundler.json',
+      modes: ['bundler'],
+      options: { module: 'esnext', moduleResolution: 'bundler' },
+    });
+  }
+  const results: PackCheck[] = [];
+  for (const run of runs) {
+    for (const mode of run.modes) {
+      writeFileSync(
+        join(projectDir, FILES[mode]),
+        `${entries.map((e, i) => line(mode, e, i)).join('\n')}\n`,
+      );
+    }
+    writeFileSync(
+      join(projectDir, run.config),
+      JSON.stringify({
+        compilerOptions: {
+          ...run.options,
+          noEmit: true,
+          strict: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: run.modes.map((m) => FILES[m]),
+      }),
+    );
+    const r = await exec(process.execPath, [ts.tsc, '-p', run.config, '--pretty', 'false'], {
+      cwd: projectDir,
+      sandbox: input.sandbox,
+      timeoutMs: input.timeoutMs,
+    });
+    const output = r.stdout + r.stderr;
+    const errors = [
+      ...output.matchAll(/^(shimkit-types\.[cm]?ts)\((\d+),\d+\): error (TS\d+): (.*)$/gm),
+    ];
+    const command = clean(`${r.command}`);
+    for (const mode of run.modes) {
+      entries.forEach((entry, i) => {
+        const mine = errors.filter((e) => e[1] === FILES[mode] && Number(e[2]) === i + 1);
+        const name = `types ${mode} ${entry.specifier}`;
+        if (mine.length === 0 && (r.exitCode === 0 || errors.length > 0)) {
+          results.push({ kind: 'types', name, ok: true, command, ms: Math.round(r.durationMs) });
+          return;
+        }
+        const first = mine[0];
+        results.push({
+          kind: 'types',
+          name,
+          ok: false,
+          problem: first
+            ? `tsc ${ts.version}: ${first[3]} ${first[4]}`
+            : `tsc ${ts.version} ${ending(r, input.timeoutMs)} without naming this file`,
+          ...(first ? typesDiagnosis(first[3] as string, mode, entry) : {}),
+          command,
+          exitCode: r.exitCode,
+          stdout: tail(clean(r.stdout)),
+          stderr: tail(clean(r.stderr)),
+          ms: Math.round(r.durationMs),
+        });
+      });
+    }
+  }
+  return results;
+}
+
+function typesDiagnosis(
+  code: string,
+  mode: Mode,
+  entry: EntryPoint,
+): { cause: string; fix: string } | undefined {
+  const condition = mode === 'node16 (require)' ? 'require' : 'import';
+  if (code === 'TS7016' || code === 'TS2307') {
+    return {
+      cause: `TypeScript finds no types for ${entry.specifier} under moduleResolution ${mode}`,
+      fix: `add a \`types\` condition (first) to the \`${condition}\` branch of exports[${JSON.stringify(entry.subpath)}], pointing at a .d.${condition === 'require' ? 'cts' : 'mts'} or .d.ts that is in \`files\``,
+    };
+  }
+  if (code === 'TS1479' || code === 'TS1471') {
+    return {
+      cause: `under ${mode}, the types of ${entry.specifier} are an ES module, so a CommonJS file cannot require them (the types say ESM, the require condition says CommonJS)`,
+      fix: `give the \`require\` condition its own .d.cts types`,
+    };
+  }
+  return undefined;
+}
