@@ -58,6 +58,11 @@ const COMMANDS: readonly CommandEntry[] = [
     module: 'proxy',
   },
   {
+    name: 'verify-pack',
+    summary: 'pack a package, install it in a sandbox, run its bins and load every entry point',
+    module: 'verify-pack',
+  },
+  {
     name: 'clean',
     summary: 'remove what test processes that died without cleanup left behind',
     module: 'clean',
