@@ -12,6 +12,7 @@ import {
 import { ending, exec } from './exec.js';
 import type { ResolvedBinRun } from './options.js';
 import { type Cleaner, fromRun, type PackCheck } from './report.js';
+import { readPacked } from './tarball.js';
 
 export interface BinInput {
   run: ResolvedBinRun;
@@ -65,7 +66,7 @@ export async function runBin(input: BinInput): Promise<PackCheck> {
   const shebang =
     sandbox.platform === 'win32' || target === undefined
       ? undefined
-      : diagnoseShebang(run.bin, join(facts.installedDir, target), target);
+      : diagnoseShebang(run.bin, readPacked(facts.tarball, target), target);
   const problems: string[] = [];
   if (r.timedOut || r.exitCode !== want.exitCode)
     problems.push(`${ending(r, run.timeoutMs)}, expected exit ${want.exitCode}`);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { targets } from './entries.js';
 import type { Manifest } from './lockfile.js';
@@ -28,6 +28,8 @@ export interface PackageFacts {
   sourceDir: string;
   /** Paths in the tarball, `/`-separated. */
   files: ReadonlySet<string>;
+  /** The tarball. */
+  tarball: string;
 }
 
 /** The package a bare specifier names: `tmp` of `tmp/lib/x`, `@scope/a` of `@scope/a/b`. */
@@ -243,24 +245,27 @@ export function diagnoseMissingBin(bin: string, facts: PackageFacts): Diagnosis 
   };
 }
 
-/** A shebang that cannot start the bin on a POSIX system: none, or one ending in CR. */
-export function diagnoseShebang(bin: string, file: string, rel: string): Diagnosis | undefined {
-  let head: string;
-  try {
-    head = readFileSync(file).subarray(0, 256).toString('latin1');
-  } catch {
-    return undefined;
-  }
-  if (!head.startsWith('#!')) {
+/**
+ * A shebang that cannot start the bin on a POSIX system: none, or one
+ * ending in CR. `head` is the start of the file as packed.
+ */
+export function diagnoseShebang(
+  bin: string,
+  head: Buffer | undefined,
+  rel: string,
+): Diagnosis | undefined {
+  if (head === undefined) return undefined;
+  const text = head.subarray(0, 256).toString('latin1');
+  if (!text.startsWith('#!')) {
     return {
       cause: `${rel}, the file of bin \`${bin}\`, has no shebang line, so the system runs it as a shell script`,
       fix: 'make its first line `#!/usr/bin/env node`',
     };
   }
-  const line = head.split('\n')[0] ?? '';
+  const line = text.split('\n')[0] ?? '';
   if (line.endsWith('\r')) {
     return {
-      cause: `the shebang line of ${rel}, the file of bin \`${bin}\`, ends in CRLF, so the system looks for \`node\\r\` (env: 'node\\r': No such file or directory)`,
+      cause: `the shebang line of ${rel}, the file of bin \`${bin}\`, ends in CRLF: the system looks for \`node\\r\` (env: 'node\\r': No such file or directory) wherever the file runs as packed (npm's own install rewrites the line, other installers and direct runs do not)`,
       fix: 'save it with LF line endings (a .gitattributes line `*.js text eol=lf` keeps git from converting it)',
     };
   }

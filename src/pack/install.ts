@@ -46,9 +46,16 @@ export interface HostNpm {
 export async function hostNpm(
   npm: NpmLocation,
   packageDir: string,
+  scratch: string,
+  offline: boolean,
   timeoutMs: number,
 ): Promise<HostNpm> {
-  const r = await exec(npm.node, [npm.cli, 'config', 'get', 'registry', 'cache', ...NETWORK_KEYS], {
+  // No log file and no update check. npm makes its cache dir when it starts:
+  // unless its path is wanted (offline), point it into the sandbox.
+  const quiet = ['--logs-max=0', '--logs-dir', join(scratch, 'logs'), '--no-update-notifier'];
+  if (!offline) quiet.push('--cache', join(scratch, 'cache'));
+  const keys = ['registry', ...(offline ? ['cache'] : []), ...NETWORK_KEYS];
+  const r = await exec(npm.node, [npm.cli, 'config', 'get', ...keys, ...quiet], {
     cwd: packageDir,
     timeoutMs,
   });
@@ -61,7 +68,7 @@ export async function hostNpm(
     const v = value(key);
     if (v !== undefined) network[key] = v;
   }
-  return { registry: value('registry'), cache: value('cache'), network };
+  return { registry: value('registry'), cache: offline ? value('cache') : undefined, network };
 }
 
 /** The host's values of `NETWORK_ENV`. */

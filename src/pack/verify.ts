@@ -96,7 +96,7 @@ async function verifyIn(
   };
 
   const [host, packed] = await Promise.all([
-    hostNpm(npm, o.packageDir, o.timeoutMs),
+    hostNpm(npm, o.packageDir, join(runDir, 'host-npm'), o.offline, o.timeoutMs),
     pack(npm, home, o.packageDir, join(runDir, 'tarball'), o.timeoutMs),
   ]);
   const packMs = Math.round(packed.result.durationMs);
@@ -172,6 +172,7 @@ async function verifyIn(
     installedDir,
     sourceDir: o.packageDir,
     files: new Set(files),
+    tarball: packed.tarball,
   };
 
   for (const run of o.run) results.push(await runBin({ run, projectDir, sandbox, facts, clean }));
