@@ -63,7 +63,7 @@ const GOOD = {
   },
   files: {
     'bin/cli.js':
-      '#!/usr/bin/env node\nconsole.log(`fixture ${process.argv.slice(2).join(" ")} home=${process.env.HOME}`);\n',
+      '#!/usr/bin/env node\nconsole.log("fixture " + process.argv.slice(2).join(" ") + " home=" + process.env.HOME);\n',
     'index.mjs': 'export const answer = 42;\n',
     'index.cjs': 'exports.answer = 42;\n',
   },
@@ -212,7 +212,9 @@ describe('SP-12 verifyPackedInstall', () => {
       fix: expect.stringMatching(/prepack/),
     });
     expect(check(report, 'import fixture-pkg/unpacked')).toMatchObject({
-      cause: expect.stringMatching(/^unpacked\.js .* is in the package dir but not in the tarball$/),
+      cause: expect.stringMatching(
+        /^unpacked\.js .* is in the package dir but not in the tarball$/,
+      ),
       fix: expect.stringMatching(/add it to `files`/),
     });
     expect(check(report, 'require fixture-pkg/esm')).toMatchObject({
