@@ -213,7 +213,6 @@ async function verifyIn(
     ]);
     results.push(...imported, ...required, ...typed);
   }
-  for (const c of results) if (c.skipped) notes.push(`${c.name}: ${c.skipped}`);
   return report({ ...base, installMs });
 }
 
