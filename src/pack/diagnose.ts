@@ -208,8 +208,7 @@ export function binTarget(
   name: string,
 ): string | undefined {
   const bins = manifest.bin;
-  const unscoped = name.startsWith('@') ? name.split('/')[1] : name;
-  if (typeof bins === 'string') return bin === unscoped ? normalise(bins) : undefined;
+  if (typeof bins === 'string') return bin === unscopedName(name) ? normalise(bins) : undefined;
   if (typeof bins === 'object' && bins !== null) {
     const target = (bins as Record<string, unknown>)[bin];
     return typeof target === 'string' ? normalise(target) : undefined;
@@ -221,10 +220,15 @@ function normalise(path: string): string {
   return path.replace(/\\/g, '/').replace(/^(?:\.\/)+/, '');
 }
 
+/** The name a string `bin` field links: the package's, without its scope. */
+function unscopedName(name: string): string {
+  return name.startsWith('@') ? (name.split('/')[1] ?? name) : name;
+}
+
 /** The bin names package.json declares. */
 export function binNames(manifest: PackageFacts['manifest'], name: string): string[] {
   const bins = manifest.bin;
-  if (typeof bins === 'string') return [name.startsWith('@') ? (name.split('/')[1] ?? name) : name];
+  if (typeof bins === 'string') return [unscopedName(name)];
   return typeof bins === 'object' && bins !== null ? Object.keys(bins) : [];
 }
 

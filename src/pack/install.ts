@@ -87,7 +87,7 @@ export interface InstallInput {
   sandbox: TestSandbox;
   projectDir: string;
   tarball: string;
-  /** The packed package.json (read from the tarball's install is not possible before it). */
+  /** The package.json of the package dir, with the name and version npm pack printed. */
   manifest: Manifest;
   packageDir: string;
   offline: boolean;

@@ -5,7 +5,16 @@
  * the tarballs it already has (not the package documents a range needs).
  */
 
-interface LockEntry {
+/** What a package.json and a lockfile entry both say about dependencies. */
+interface DependencyFields {
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  [key: string]: unknown;
+}
+
+interface LockEntry extends DependencyFields {
   version?: string;
   resolved?: string;
   integrity?: string;
@@ -14,21 +23,11 @@ interface LockEntry {
   devOptional?: boolean;
   optional?: boolean;
   peer?: boolean;
-  dependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-  [key: string]: unknown;
 }
 
-export interface Manifest {
+export interface Manifest extends DependencyFields {
   name?: string;
   version?: string;
-  dependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-  [key: string]: unknown;
 }
 
 /** The names an entry needs installed: its dependencies, optional ones and non-optional peers. */

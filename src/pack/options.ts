@@ -321,40 +321,50 @@ function resolveImports(imports: unknown): ResolvedPackOptions['imports'] {
   };
 }
 
-function resolveNpmConfig(config: unknown): Record<string, string> {
-  if (config === undefined) return {};
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    throw optionError(WHERE, 'npmConfig', 'an object of npm config keys and string values', config);
+/** An option that maps names to strings, each entry checked by `valid`. */
+function stringRecord(
+  option: string,
+  expected: string,
+  value: unknown,
+  valid: (key: string, entry: unknown) => boolean,
+  each: string,
+): Record<string, string> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw optionError(WHERE, option, expected, value);
   }
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(config)) {
-    if (!/^[^\s=\n\r]+$/.test(key) || typeof value !== 'string' || /[\n\r\0]/.test(value)) {
+  for (const [key, entry] of Object.entries(value)) {
+    if (!valid(key, entry)) {
       throw new InvalidOptionError(
-        `Expected each entry of the \`npmConfig\` option of ${WHERE} to be a key without spaces or "=" and a one-line string, got ${JSON.stringify(key)}: ${describeValue(value)}.`,
+        `Expected each entry of the \`${option}\` option of ${WHERE} to be ${each}, got ${JSON.stringify(key)}: ${describeValue(entry)}.`,
       );
     }
-    out[key] = value;
+    out[key] = entry as string;
   }
   return out;
 }
 
+function resolveNpmConfig(config: unknown): Record<string, string> {
+  return stringRecord(
+    'npmConfig',
+    'an object of npm config keys and string values',
+    config,
+    (key, value) =>
+      /^[^\s=\n\r]+$/.test(key) && typeof value === 'string' && !/[\n\r\0]/.test(value),
+    'a key without spaces or "=" and a one-line string',
+  );
+}
+
 function resolvePeers(peers: unknown): Record<string, string> {
-  if (peers === undefined) return {};
-  if (typeof peers !== 'object' || peers === null || Array.isArray(peers)) {
-    throw optionError(WHERE, 'peers', 'an object of package names and version ranges', peers);
-  }
-  const out: Record<string, string> = {};
-  for (const [name, range] of Object.entries(peers)) {
-    if (
-      !/^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name) ||
-      typeof range !== 'string' ||
-      range === ''
-    ) {
-      throw new InvalidOptionError(
-        `Expected each entry of the \`peers\` option of ${WHERE} to be a package name and a version range, got ${JSON.stringify(name)}: ${describeValue(range)}.`,
-      );
-    }
-    out[name] = range;
-  }
-  return out;
+  return stringRecord(
+    'peers',
+    'an object of package names and version ranges',
+    peers,
+    (name, range) =>
+      /^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name) &&
+      typeof range === 'string' &&
+      range !== '',
+    'a package name and a version range',
+  );
 }
