@@ -18,7 +18,7 @@ export interface PackCheck {
   /** Why, when it could be told, and what to change. */
   cause?: string;
   fix?: string;
-  /** The command that ran, paths cleaned (`<sandbox>`, `<package>`). */
+  /** The command that ran, paths cleaned (`<project>`, `<sandbox>`, `<package>`). */
   command?: string;
   exitCode?: number | null;
   /** The last bytes of its output (about 8 KiB each), paths and timings cleaned. */
@@ -57,7 +57,11 @@ export interface PackedInstallReport {
 /** Replaces the dirs of a run in text shown in a report, so it reads the same every run. */
 export type Cleaner = (text: string) => string;
 
-/** Paths become `<sandbox>`, `<package>`, `<home>` (longest first); npm's timings `<time>`. */
+/**
+ * Paths become `<project>` (the check project), `<check>` (the run's dir, with
+ * the tarball and npm's home), `<sandbox>`, `<package>`, `<home>` (longest
+ * first); npm's timings `<time>`.
+ */
 export function cleaner(paths: Record<string, string | undefined>): Cleaner {
   const pairs = Object.entries(paths)
     .filter((p): p is [string, string] => typeof p[1] === 'string' && p[1].length > 1)

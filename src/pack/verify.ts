@@ -67,6 +67,8 @@ async function verifyIn(
   const home = npmHome(runDir);
   const projectDir = join(runDir, 'project');
   const clean = cleaner({
+    project: projectDir,
+    check: runDir,
     sandbox: sandbox.root,
     package: o.packageDir,
     home: homedir(),

@@ -113,6 +113,9 @@ describe('SP-12 verifyPackedInstall', () => {
     expect(check(report, 'bin fixture-pkg a b c').stdout).toBe(
       'fixture a b c home=<sandbox>/home\n',
     );
+    expect(check(report, 'bin fixture-pkg a b c').command).toBe(
+      "<project>/node_modules/.bin/fixture-pkg a 'b c'",
+    );
     expect(check(report, 'types').skipped).toMatch(/no types/);
     expect(report.installMs).toBeGreaterThan(0);
     // The text report names no absolute path and no timing: it can be a snapshot.
