@@ -14,6 +14,7 @@ import {
   routing,
   spy,
 } from './mock-binary.mjs';
+import { packInstall } from './pack.mjs';
 import { processOutput, processRun } from './process.mjs';
 import {
   proxyLines,
@@ -76,6 +77,8 @@ const targets = {
   'server.concurrent1000.ratioToBare': (v) => v >= 0.8,
   'proxy.rtt.inProcessP50RatioToSocat': (v) => v <= 1.0,
   'proxy.stalledReader.growthMiB': (v) => v <= 64,
+  'packInstall.online.ms': (v) => v < 5000,
+  'packInstall.offline.ms': (v) => v < 5000,
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
   targets[`proxy.throughput.${size}.ratioToPipe`] =
@@ -131,6 +134,8 @@ const targetText = {
   'server.concurrent1000.duplicated': '= 0',
   'server.concurrent1000.errors': '= 0',
   'server.concurrent1000.ratioToBare': '≥ 0.8',
+  'packInstall.online.ms': '< 5000',
+  'packInstall.offline.ms': '< 5000',
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
   targetText[`proxy.throughput.${size}.ratioToPipe`] = size === '16B' ? '≥ 0.85' : '≥ 0.9';
@@ -171,6 +176,7 @@ const suites = {
   'server.sse': serverSse,
   'server.concurrent1000': serverConcurrent,
   'server.eventGapErrorMs': serverEventGap,
+  packInstall,
 };
 const results = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
 for (const [name, run] of Object.entries(suites)) {

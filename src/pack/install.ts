@@ -4,7 +4,7 @@ import type { RunResult } from '../process/run.js';
 import type { TestSandbox } from '../process/sandbox.js';
 import { seedCache } from './cache.js';
 import { exec } from './exec.js';
-import { checkProjectLock, type Manifest } from './lockfile.js';
+import { checkProjectLock, type Manifest, pinTarballs } from './lockfile.js';
 import { type NpmHome, type NpmLocation, npmFlags, npmrcText } from './npm.js';
 
 /** The name of the project the package is installed into. */
@@ -132,16 +132,20 @@ export async function install(input: InstallInput): Promise<Installed> {
   let seeded = 0;
   let locked = false;
   if (input.offline) {
-    if (input.hostCache) seeded = seedCache(input.hostCache, home.cache);
     const lock = readLock(input.packageDir);
     const projectLock =
       lock && checkProjectLock(lock, input.manifest, PROJECT_NAME, spec, input.peers);
+    const digests =
+      projectLock && input.registry ? pinTarballs(projectLock, input.registry) : undefined;
     if (projectLock) {
       writeFileSync(
         join(projectDir, 'package-lock.json'),
         `${JSON.stringify(projectLock, null, 2)}\n`,
       );
       locked = true;
+    }
+    if (input.hostCache) {
+      seeded = seedCache(input.hostCache, home.cache, digests);
     }
   }
   const result = await exec(

@@ -124,3 +124,34 @@ function pick(source: Manifest, keys: readonly string[]): Record<string, unknown
   for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
   return out;
 }
+
+/**
+ * Give each registry package of a check-project lock its tarball URL where
+ * the host lock left it out (npm omits `resolved` under
+ * `omit-lockfile-registry-resolved`), and return every `integrity` it pins.
+ * With both, npm reads each tarball from the cache by its digest and needs
+ * neither the network nor a cached package document: the offline install
+ * then needs only those content files, whatever the size of the host cache.
+ * `undefined` when some package has no integrity (then the whole cache is
+ * seeded).
+ */
+export function pinTarballs(lock: object, registry: string): string[] | undefined {
+  const packages = (lock as { packages?: Record<string, LockEntry> }).packages ?? {};
+  const base = registry.endsWith('/') ? registry : `${registry}/`;
+  const integrities: string[] = [];
+  for (const [key, entry] of Object.entries(packages)) {
+    if (key === '' || (typeof entry.resolved === 'string' && entry.resolved.startsWith('file:'))) {
+      continue;
+    }
+    if (typeof entry.integrity !== 'string' || typeof entry.version !== 'string') return undefined;
+    integrities.push(entry.integrity);
+    if (entry.resolved !== undefined) continue;
+    const name =
+      typeof entry.name === 'string'
+        ? entry.name
+        : key.slice(key.lastIndexOf('node_modules/') + 13);
+    const file = `${name.slice(name.indexOf('/') + 1)}-${entry.version}.tgz`;
+    entry.resolved = `${base}${name}/-/${file}`;
+  }
+  return integrities;
+}

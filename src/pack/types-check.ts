@@ -101,64 +101,68 @@ export async function checkTypes(input: TypesInput): Promise<PackCheck[]> {
       options: { module: 'esnext', moduleResolution: 'bundler' },
     });
   }
-  const results: PackCheck[] = [];
-  for (const run of runs) {
-    for (const mode of run.modes) {
+  // The tsc runs at once: each is about a second of one core, the loads beside them are quick.
+  const checked = await Promise.all(
+    runs.map(async (run) => {
+      const results: PackCheck[] = [];
+      for (const mode of run.modes) {
+        writeFileSync(
+          join(projectDir, FILES[mode]),
+          `${entries.map((e, i) => line(mode, e, i)).join('\n')}\n`,
+        );
+      }
       writeFileSync(
-        join(projectDir, FILES[mode]),
-        `${entries.map((e, i) => line(mode, e, i)).join('\n')}\n`,
+        join(projectDir, run.config),
+        JSON.stringify({
+          compilerOptions: {
+            ...run.options,
+            noEmit: true,
+            strict: true,
+            skipLibCheck: true,
+            types: [],
+          },
+          files: run.modes.map((m) => FILES[m]),
+        }),
       );
-    }
-    writeFileSync(
-      join(projectDir, run.config),
-      JSON.stringify({
-        compilerOptions: {
-          ...run.options,
-          noEmit: true,
-          strict: true,
-          skipLibCheck: true,
-          types: [],
-        },
-        files: run.modes.map((m) => FILES[m]),
-      }),
-    );
-    const r = await exec(process.execPath, [ts.tsc, '-p', run.config, '--pretty', 'false'], {
-      cwd: projectDir,
-      sandbox: input.sandbox,
-      timeoutMs: input.timeoutMs,
-    });
-    const output = r.stdout + r.stderr;
-    const errors = [
-      ...output.matchAll(/^(shimkit-types\.[cm]?ts)\((\d+),\d+\): error (TS\d+): (.*)$/gm),
-    ];
-    const command = clean(`${r.command}`);
-    for (const mode of run.modes) {
-      entries.forEach((entry, i) => {
-        const mine = errors.filter((e) => e[1] === FILES[mode] && Number(e[2]) === i + 1);
-        const name = `types ${mode} ${entry.specifier}`;
-        if (mine.length === 0 && (r.exitCode === 0 || errors.length > 0)) {
-          results.push({ kind: 'types', name, ok: true, command, ms: Math.round(r.durationMs) });
-          return;
-        }
-        const first = mine[0];
-        results.push({
-          kind: 'types',
-          name,
-          ok: false,
-          problem: first
-            ? `tsc ${ts.version}: ${first[3]} ${first[4]}`
-            : `tsc ${ts.version} ${ending(r, input.timeoutMs)} without naming this file`,
-          ...(first ? typesDiagnosis(first[3] as string, mode, entry) : {}),
-          command,
-          exitCode: r.exitCode,
-          stdout: tail(clean(r.stdout)),
-          stderr: tail(clean(r.stderr)),
-          ms: Math.round(r.durationMs),
-        });
+      const r = await exec(process.execPath, [ts.tsc, '-p', run.config, '--pretty', 'false'], {
+        cwd: projectDir,
+        sandbox: input.sandbox,
+        timeoutMs: input.timeoutMs,
       });
-    }
-  }
-  return results;
+      const output = r.stdout + r.stderr;
+      const errors = [
+        ...output.matchAll(/^(shimkit-types\.[cm]?ts)\((\d+),\d+\): error (TS\d+): (.*)$/gm),
+      ];
+      const command = clean(`${r.command}`);
+      for (const mode of run.modes) {
+        entries.forEach((entry, i) => {
+          const mine = errors.filter((e) => e[1] === FILES[mode] && Number(e[2]) === i + 1);
+          const name = `types ${mode} ${entry.specifier}`;
+          if (mine.length === 0 && (r.exitCode === 0 || errors.length > 0)) {
+            results.push({ kind: 'types', name, ok: true, command, ms: Math.round(r.durationMs) });
+            return;
+          }
+          const first = mine[0];
+          results.push({
+            kind: 'types',
+            name,
+            ok: false,
+            problem: first
+              ? `tsc ${ts.version}: ${first[3]} ${first[4]}`
+              : `tsc ${ts.version} ${ending(r, input.timeoutMs)} without naming this file`,
+            ...(first ? typesDiagnosis(first[3] as string, mode, entry) : {}),
+            command,
+            exitCode: r.exitCode,
+            stdout: tail(clean(r.stdout)),
+            stderr: tail(clean(r.stderr)),
+            ms: Math.round(r.durationMs),
+          });
+        });
+      }
+      return results;
+    }),
+  );
+  return checked.flat();
 }
 
 function typesDiagnosis(

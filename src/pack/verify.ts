@@ -150,8 +150,8 @@ async function verifyIn(
   if (o.offline) {
     notes.push(
       installed.locked
-        ? `offline: dependencies pinned by the package's lockfile; ${installed.seeded} cached files linked from the host's npm cache`
-        : `offline: no usable package-lock.json, so npm resolved the ranges from ${installed.seeded} cached files linked from the host's npm cache`,
+        ? `offline: dependencies pinned by the package's lockfile; ${cachedFiles(installed.seeded)} linked from the host's npm cache`
+        : `offline: no usable package-lock.json, so npm resolved the ranges from ${cachedFiles(installed.seeded)} linked from the host's npm cache`,
     );
   }
   const r = installed.result;
@@ -217,6 +217,8 @@ async function verifyIn(
   }
   return report({ ...base, installMs });
 }
+
+const cachedFiles = (n: number) => `${n} cached file${n === 1 ? '' : 's'}`;
 
 function readManifest(path: string): (Manifest & Record<string, unknown>) | undefined {
   try {

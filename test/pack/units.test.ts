@@ -1,14 +1,18 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { splitWords } from '../../src/cli/verify-pack.js';
 import { InvalidOptionError } from '../../src/internal/errors.js';
+import { seedCache } from '../../src/pack/cache.js';
 import { diagnoseInstall, packageOf } from '../../src/pack/diagnose.js';
 import { entryPoints, MAX_ENTRIES } from '../../src/pack/entries.js';
-import { checkProjectLock } from '../../src/pack/lockfile.js';
+import { checkProjectLock, pinTarballs } from '../../src/pack/lockfile.js';
 import { findNpm, npmEnvKeys, npmrcText } from '../../src/pack/npm.js';
 import { resolvePackOptions } from '../../src/pack/options.js';
 import { PACKING_VAR, parsePackJson, refuseReentry } from '../../src/pack/pack.js';
 import { cleaner } from '../../src/pack/report.js';
 import { verifyPackedInstall } from '../../src/pack/verify.js';
+import { testDir } from '../helpers/index.js';
 
 // The pure parts of verifyPackedInstall(), every shape at once; test/pack/pack.test.ts
 // runs the real npm on real packages.
@@ -205,6 +209,81 @@ describe('SP-12 the hermetic npm', () => {
       ),
     ).toBeUndefined();
     expect(checkProjectLock(null, { name: 'a' }, 'c', 'f')).toBeUndefined();
+  });
+
+  test('SP-12 offline, a lock with every integrity names the tarballs to link; one without one seeds the whole cache', () => {
+    const lock = {
+      packages: {
+        '': { name: 'check' },
+        'node_modules/a': { version: '1.0.0', resolved: 'file:../tarball/a-1.0.0.tgz' },
+        'node_modules/b': { version: '1.2.0', integrity: 'sha512-YmI=' },
+        'node_modules/@s/c': { version: '2.0.0', integrity: 'sha512-Yw==' },
+        'node_modules/d': { version: '3.0.0', name: 'real-d', integrity: 'sha1-ZA==' },
+        'node_modules/e': {
+          version: '1.0.0',
+          resolved: 'https://mirror.test/e.tgz',
+          integrity: 'sha512-ZQ==',
+        },
+      },
+    };
+    expect(pinTarballs(lock, 'https://reg.test/npm')).toEqual([
+      'sha512-YmI=',
+      'sha512-Yw==',
+      'sha1-ZA==',
+      'sha512-ZQ==',
+    ]);
+    expect(lock.packages).toMatchObject({
+      'node_modules/b': { resolved: 'https://reg.test/npm/b/-/b-1.2.0.tgz' },
+      'node_modules/@s/c': { resolved: 'https://reg.test/npm/@s/c/-/c-2.0.0.tgz' },
+      'node_modules/d': { resolved: 'https://reg.test/npm/real-d/-/real-d-3.0.0.tgz' }, // an alias
+      'node_modules/e': { resolved: 'https://mirror.test/e.tgz' }, // kept
+    });
+    expect(lock.packages['node_modules/a']).not.toHaveProperty('integrity');
+    expect(
+      pinTarballs({ packages: { 'node_modules/x': { version: '1.0.0' } } }, 'r'),
+    ).toBeUndefined();
+  });
+
+  test('SP-12 offline seeding links only the digests asked for, at cacache’s content paths', () => {
+    const host = testDir();
+    const content = (hex: string) =>
+      join(
+        host,
+        '_cacache',
+        'content-v2',
+        'sha512',
+        hex.slice(0, 2),
+        hex.slice(2, 4),
+        hex.slice(4),
+      );
+    const hexOf = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
+    for (const b64 of ['YmJiYg==', 'Y2NjYw==']) {
+      mkdirSync(dirname(content(hexOf(b64))), { recursive: true });
+      writeFileSync(content(hexOf(b64)), b64);
+    }
+    mkdirSync(join(host, '_cacache', 'index-v5', 'aa'), { recursive: true });
+    writeFileSync(join(host, '_cacache', 'index-v5', 'aa', 'entry'), 'index');
+    const some = testDir();
+    // One asked for and present, one absent, one not a hash: one file, and no index.
+    expect(seedCache(host, some, ['sha512-YmJiYg==', 'sha512-ZGRkZA==', 'junk'])).toBe(1);
+    expect(
+      readFileSync(
+        join(
+          some,
+          '_cacache',
+          'content-v2',
+          'sha512',
+          hexOf('YmJiYg==').slice(0, 2),
+          hexOf('YmJiYg==').slice(2, 4),
+          hexOf('YmJiYg==').slice(4),
+        ),
+        'utf8',
+      ),
+    ).toBe('YmJiYg==');
+    expect(existsSync(join(some, '_cacache', 'index-v5'))).toBe(false);
+    const all = testDir();
+    expect(seedCache(host, all)).toBe(2);
+    expect(readFileSync(join(all, '_cacache', 'index-v5', 'aa', 'entry'), 'utf8')).toBe('index');
   });
 });
 
