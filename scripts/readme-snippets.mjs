@@ -66,6 +66,8 @@ const IDS = {
   'Retry after 429': 'HT-03 HT-08',
   'Hold a turn for a race': 'HT-06',
   'Record an API once, replay it in CI': 'HT-09',
+  'Check the package you publish': 'SP-12',
+  'A bin that needs a dev dependency': 'SP-12',
 };
 
 /** Every fenced block of the README: language, text, first line (1-based) and the headings above it. */

@@ -107,6 +107,8 @@ export interface Installed {
   locked: boolean;
   /** Content files linked from the host cache (offline only). */
   seeded: number;
+  /** Tarballs the lock pins by digest (offline only): 0 for a package without dependencies. */
+  pinned: number | undefined;
 }
 
 /**
@@ -131,10 +133,11 @@ export async function install(input: InstallInput): Promise<Installed> {
   );
   let seeded = 0;
   let locked = false;
+  let pinned: number | undefined;
   if (input.offline) {
-    const lock = readLock(input.packageDir);
-    const projectLock =
-      lock && checkProjectLock(lock, input.manifest, PROJECT_NAME, spec, input.peers);
+    // No lockfile is an empty one: a package without dependencies needs none.
+    const lock = readLock(input.packageDir) ?? { packages: {} };
+    const projectLock = checkProjectLock(lock, input.manifest, PROJECT_NAME, spec, input.peers);
     const digests =
       projectLock && input.registry ? pinTarballs(projectLock, input.registry) : undefined;
     if (projectLock) {
@@ -144,6 +147,7 @@ export async function install(input: InstallInput): Promise<Installed> {
       );
       locked = true;
     }
+    pinned = digests?.length;
     if (input.hostCache) {
       seeded = seedCache(input.hostCache, home.cache, digests);
     }
@@ -153,7 +157,7 @@ export async function install(input: InstallInput): Promise<Installed> {
     [input.npm.cli, 'install', ...npmFlags(home), ...(input.offline ? ['--offline'] : [])],
     { cwd: projectDir, sandbox: input.sandbox, env: networkEnv(), timeoutMs: input.timeoutMs },
   );
-  return { result, locked, seeded };
+  return { result, locked, seeded, pinned };
 }
 
 function readLock(packageDir: string): unknown {

@@ -149,9 +149,11 @@ async function verifyIn(
   const installMs = Math.round(installed.result.durationMs);
   if (o.offline) {
     notes.push(
-      installed.locked
-        ? `offline: dependencies pinned by the package's lockfile; ${cachedFiles(installed.seeded)} linked from the host's npm cache`
-        : `offline: no usable package-lock.json, so npm resolved the ranges from ${cachedFiles(installed.seeded)} linked from the host's npm cache`,
+      installed.pinned === 0
+        ? 'offline: no dependencies to install from the cache'
+        : installed.locked
+          ? `offline: dependencies pinned by the package's lockfile; ${cachedFiles(installed.seeded)} linked from the host's npm cache`
+          : `offline: no usable package-lock.json, so npm resolved the ranges from ${cachedFiles(installed.seeded)} linked from the host's npm cache`,
     );
   }
   const r = installed.result;
