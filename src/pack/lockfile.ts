@@ -125,6 +125,8 @@ function pick(source: Manifest, keys: readonly string[]): Record<string, unknown
   return out;
 }
 
+const NODE_MODULES = 'node_modules/';
+
 /**
  * Give each registry package of a check-project lock its tarball URL where
  * the host lock left it out (npm omits `resolved` under
@@ -146,10 +148,11 @@ export function pinTarballs(lock: object, registry: string): string[] | undefine
     if (typeof entry.integrity !== 'string' || typeof entry.version !== 'string') return undefined;
     integrities.push(entry.integrity);
     if (entry.resolved !== undefined) continue;
+    // An alias's entry names the real package; else the last `node_modules/` of its path does.
     const name =
       typeof entry.name === 'string'
         ? entry.name
-        : key.slice(key.lastIndexOf('node_modules/') + 13);
+        : key.slice(key.lastIndexOf(NODE_MODULES) + NODE_MODULES.length);
     const file = `${name.slice(name.indexOf('/') + 1)}-${entry.version}.tgz`;
     entry.resolved = `${base}${name}/-/${file}`;
   }
