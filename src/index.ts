@@ -68,6 +68,9 @@ export {
 export { GitSetupError } from './process/git.js';
 export type { Responder, RespondOptions, SendOptions } from './process/interaction.js';
 export type { RunOptions, SpawnProcessOptions } from './process/options.js';
+export { NotATerminalError, PtyUnavailableError } from './process/pty/errors.js';
+export type { PtyOptions } from './process/pty/options.js';
+export type { ScreenSnapshot } from './process/pty/screen.js';
 export { type RunResult, run } from './process/run.js';
 export {
   createSandbox,

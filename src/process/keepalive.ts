@@ -53,7 +53,7 @@ export class Keepalive {
     const child = this.#child;
     if (ref) child.ref();
     else child.unref();
-    for (const stream of [child.stdin, child.stdout, child.stderr]) {
+    for (const stream of child.stdio ?? []) {
       const pipe = stream as unknown as Refable | null;
       // A destroyed socket has no handle left; ref() would only queue a listener.
       if (!pipe || pipe.destroyed || typeof pipe.ref !== 'function') continue;

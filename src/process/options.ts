@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { describeValue, oneOf } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
@@ -5,6 +6,7 @@ import { checkMs, checkOptionKeys, isDir, optionError } from '../internal/option
 import type { Env } from '../internal/path-env.js';
 import { CommandNotFoundError } from './errors.js';
 import { assertIsolated } from './isolation.js';
+import { type PtyOptions, type ResolvedPty, resolvePty } from './pty/options.js';
 import type { TestSandbox } from './sandbox.js';
 import type { OutputSource } from './types.js';
 import { commandCandidates, findCommand, notExecutable } from './which.js';
@@ -68,6 +70,19 @@ export interface SpawnProcessOptions {
    * @default false
    */
   keep?: boolean;
+  /**
+   * Run the program on a pseudo-terminal of this size (`true`: 80×24), so
+   * that `isatty()` is true, `/dev/tty` works and the program draws its
+   * screen as it would for a user (requirement SP-13). Then `type()`, `press()`,
+   * `resize()`, `screen()` and `waitForScreen()` work; the program's stdout
+   * and stderr are one stream, read as `stdout`; `TERM` is `xterm-256color`
+   * unless `env` sets it; `stdin` must be `'pipe'`.
+   * @example
+   * await using p = spawnProcess('less', ['notes.txt'], { sandbox: sb, pty: { cols: 80, rows: 24 } });
+   * await p.waitForScreen(/notes\.txt/);
+   * p.press('q');
+   */
+  pty?: PtyOptions | boolean;
 }
 
 /** Options of `run()`. */
@@ -102,9 +117,21 @@ export interface ResolvedSpawn {
   drainMs: number;
   keep: boolean;
   platform: NodeJS.Platform;
+  /** Set when the program runs on a pseudo-terminal. */
+  pty: ResolvedPty | undefined;
 }
 
-const SPAWN_KEYS = ['sandbox', 'cwd', 'env', 'stdin', 'tailBytes', 'graceMs', 'drainMs', 'keep'];
+const SPAWN_KEYS = [
+  'sandbox',
+  'cwd',
+  'env',
+  'stdin',
+  'tailBytes',
+  'graceMs',
+  'drainMs',
+  'keep',
+  'pty',
+];
 const RUN_KEYS = ['sandbox', 'cwd', 'env', 'tailBytes', 'graceMs', 'drainMs', 'timeoutMs', 'input'];
 const STDIN_MODES = ['pipe', 'ignore', 'inherit'] as const;
 const SOURCES: readonly OutputSource[] = ['stdout', 'stderr', 'all'];
@@ -117,6 +144,7 @@ export function resolveSpawn(
   fn: 'spawnProcess' | 'run',
   platform: NodeJS.Platform = process.platform,
   hostEnv: Env = process.env,
+  exists: (file: string) => boolean = existsSync,
 ): ResolvedSpawn {
   if (typeof command !== 'string' || command === '' || command.includes('\0')) {
     throw new InvalidOptionError(
@@ -152,6 +180,12 @@ export function resolveSpawn(
   }
   const base = sandbox ? sandbox.env() : stringEnv(process.env);
   const env = mergeEnv(base, o.env, platform, where);
+  const pty =
+    o.pty === undefined || o.pty === false
+      ? undefined
+      : resolvePty(o.pty, where, { platform, hostEnv, exists });
+  // The terminal is an xterm, whatever the host's TERM was (a CI's is often `dumb` or unset).
+  if (pty && !(o.env && 'TERM' in o.env)) env.TERM = 'xterm-256color';
   if (sandbox && o.env) assertIsolated(o.env, base, hostEnv, platform, where);
 
   let stdin: ResolvedSpawn['stdin'] = 'pipe';
@@ -174,6 +208,11 @@ export function resolveSpawn(
         given,
       );
     }
+  }
+  if (pty && (stdin !== 'pipe' || input !== undefined)) {
+    throw new InvalidOptionError(
+      `${where}: \`stdin\` must be 'pipe' (the default) with \`pty\`: the terminal is the program's stdin. Type into it with type() and press() once it runs.`,
+    );
   }
   const tailBytes = o.tailBytes ?? 64 * 1024;
   if (!Number.isInteger(tailBytes) || tailBytes < 0 || tailBytes > 2 ** 30) {
@@ -200,6 +239,7 @@ export function resolveSpawn(
     drainMs: checkMs(where, 'drainMs', o.drainMs, 2000),
     keep: o.keep ?? false,
     platform,
+    pty,
   };
 }
 

@@ -1,18 +1,23 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { ResolvedSpawn } from './options.js';
+import { spawnPythonPty } from './pty/python.js';
 import { windowsSpawn } from './windows-command.js';
 
 /**
  * Start the child, detached on POSIX so it leads its own process group, and
  * feed it `input`. On Windows a `.cmd` (a mock binary's shim, npm's shims)
  * runs through cmd.exe with a command line that gives it exactly `args`
- * (see windows-command.ts).
+ * (see windows-command.ts). With `pty`, the program runs on a pseudo-terminal
+ * (see pty/).
  */
 export function spawnChild(
   command: string,
   args: readonly string[],
   options: ResolvedSpawn,
 ): ChildProcess {
+  if (options.pty) {
+    return spawnPythonPty({ ...options, command, args, pty: options.pty });
+  }
   const how =
     options.platform === 'win32'
       ? windowsSpawn(command, args, options.file, process.env) // the test process's ComSpec

@@ -13,14 +13,18 @@ export class ProcessStdin {
   /** Why the process can no longer read input (it exited), or undefined while it runs. */
   readonly #gone: (what: string) => Error | undefined;
   #closedBy: string | undefined;
+  /** Written before closing: a terminal's end-of-file character (Ctrl+D), for a PTY. */
+  readonly #eof: string | undefined;
 
   constructor(
     child: ChildProcess,
     label: string,
     mode: 'pipe' | 'ignore' | 'inherit',
     hasInput: boolean,
+    eof: string | undefined,
     gone: (what: string) => Error | undefined,
   ) {
+    this.#eof = eof;
     this.#child = child;
     this.#label = label;
     this.#mode = mode;
@@ -74,6 +78,7 @@ export class ProcessStdin {
     const stdin = this.#child.stdin;
     if (!stdin || stdin.writableEnded) return;
     this.#closedBy ??= by;
+    if (this.#eof !== undefined) stdin.write(this.#eof);
     stdin.end();
   }
 

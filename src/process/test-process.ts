@@ -21,6 +21,9 @@ import {
   type SpawnProcessOptions,
 } from './options.js';
 import { ProcessOutput } from './output.js';
+import { NotATerminalError } from './pty/errors.js';
+import type { ScreenSnapshot } from './pty/screen.js';
+import { PtySession } from './pty/session.js';
 import { endTree, killTreeOnExit, treeGone } from './reap.js';
 import { spawnChild } from './spawn.js';
 import { ProcessStdin } from './stdin.js';
@@ -67,6 +70,7 @@ export class TestProcess {
   #forgetExitHook: () => void = () => {};
   #untrack: () => void = () => {};
   #closing: Promise<ProcessExit> | undefined;
+  readonly #pty: PtySession | undefined;
 
   /** @internal Use `spawnProcess()`. */
   static create(command: string, args: readonly string[], options: ResolvedSpawn): TestProcess {
@@ -106,6 +110,7 @@ export class TestProcess {
       this.#label(),
       options.stdin,
       options.input !== undefined,
+      options.pty ? '\x04' : undefined,
       (what) =>
         this.running
           ? undefined
@@ -113,6 +118,11 @@ export class TestProcess {
     );
     this.#interaction = new Interaction(this, this.#output.windows);
     this.#output.attach(child, () => this.#interaction.output());
+    if (options.pty) {
+      this.#pty = new PtySession(child, options.pty, this.#label(), (data) =>
+        this.#stdin.writeQuietly(data),
+      );
+    }
 
     if (this.pid !== 0 && !options.keep) {
       this.#forgetExitHook = killTreeOnExit(this.pid, options.platform);
@@ -156,7 +166,10 @@ export class TestProcess {
   }
 
   /**
-   * Close the process's stdin: it reads end of file. Does nothing when stdin
+   * Close the process's stdin: it reads end of file (on a `pty`, the
+   * terminal's end-of-file character, Ctrl+D, is typed first: a program
+   * reading a line reads end of file where that line is empty, as in a
+   * terminal). Does nothing when stdin
    * is already closed; throws `ProcessExitedError` once the process has
    * exited and `StdinNotWritableError` when stdin is not a pipe.
    */
@@ -231,7 +244,9 @@ export class TestProcess {
    */
   async wait(options?: { timeoutMs?: number }): Promise<WaitResult> {
     const { timeoutMs } = resolveWaitOptions(options, `${this.#label()}.wait()`);
-    return this.#keepalive.during(this.#ended.wait(this.#options.drainMs, timeoutMs));
+    const result = await this.#keepalive.during(this.#ended.wait(this.#options.drainMs, timeoutMs));
+    if (!result.timedOut) await this.#pty?.screen.flushed(); // screen() shows every byte read
+    return result;
   }
 
   /**
@@ -247,6 +262,92 @@ export class TestProcess {
     const { graceMs } = resolveCloseOptions(options, this.#options, `${this.#label()}.close()`);
     this.#closing ??= this.#close(graceMs);
     return this.#closing;
+  }
+
+  /**
+   * Type into the terminal (a process spawned with `pty`): text or raw
+   * bytes, sent as they are (`'\r'` is Enter; `'\x03'` is Ctrl+C). Throws
+   * like `write()` once the process exited.
+   *
+   * @example
+   * p.type('hello\r');
+   */
+  type(text: string | Uint8Array): void {
+    const pty: PtySession = this.#requirePty('type()');
+    pty.checkText(text);
+    this.#stdin.assertWritable('type()');
+    this.#stdin.writeQuietly(text);
+  }
+
+  /**
+   * Press keys by name, in order (a process spawned with `pty`): `Enter`,
+   * `Tab`, `Shift+Tab`, `Backspace`, `Escape`, `Space`, `Up`, `Down`,
+   * `Left`, `Right`, `Home`, `End`, `PageUp`, `PageDown`, `Insert`,
+   * `Delete`, `F1`–`F12`, `Ctrl+<letter>` (and `Ctrl+[ \ ] ^ _ @`),
+   * `Alt+<key>`, or one character. Case does not matter. The arrows, Home
+   * and End are sent as the program asked for them (application cursor
+   * mode). `Ctrl+C` reaches the program's foreground process group as
+   * SIGINT, as in a terminal (unless the program turned that off).
+   *
+   * @example
+   * p.press('Down', 'Down', 'Enter');
+   * p.press('Ctrl+C');
+   */
+  press(...keys: string[]): void {
+    const bytes = this.#requirePty('press()').keys(keys);
+    this.#stdin.assertWritable('press()');
+    this.#stdin.writeQuietly(bytes);
+  }
+
+  /**
+   * Resize the terminal (a process spawned with `pty`): the program gets
+   * SIGWINCH and reads the new size; the screen model takes it at once.
+   */
+  resize(cols: number, rows: number): void {
+    const pty = this.#requirePty('resize()');
+    if (!this.running) {
+      throw this.#endedError('before resize() was called, so its terminal cannot change', 'all');
+    }
+    pty.resize(cols, rows);
+  }
+
+  /**
+   * What the terminal shows now (a process spawned with `pty`), as rendered
+   * by a headless xterm from every byte parsed so far: one string per row
+   * (without the blank cells right of what was written), the cursor
+   * (0-based), the size. After `wait()`
+   * it includes all the output. Needs `@xterm/headless` (an optional
+   * dependency of shimkit, installed with it by default).
+   */
+  screen(): ScreenSnapshot {
+    return this.#requirePty('screen()').snapshot();
+  }
+
+  /**
+   * Wait for the rendered screen to show `pattern` (text, or a RegExp over
+   * the rows joined by `\n`): what a user would see, not the byte stream.
+   * Resolves with the match; rejects with the last screen in the message
+   * when `timeoutMs` passes (default 4000 ms) or the process exits first.
+   *
+   * @example
+   * await p.waitForScreen(/\$ $/m); // a prompt at the end of a row
+   */
+  waitForScreen(
+    pattern: string | RegExp,
+    options?: { timeoutMs?: number },
+  ): Promise<RegExpExecArray> {
+    const pty = this.#requirePty('waitForScreen()');
+    const where = `${this.#label()}.waitForScreen()`;
+    const { timeoutMs, matcher } = resolveWaitForOutputOptions(pattern, options, where);
+    return this.#keepalive.during(
+      pty.screen.waitFor(
+        matcher,
+        timeoutMs,
+        pattern,
+        () => this.#afterOutput(),
+        (what) => this.#endedError(what, 'all'),
+      ),
+    );
   }
 
   /**
@@ -292,6 +393,7 @@ export class TestProcess {
     this.#child.stdin?.destroy();
     this.#child.stdout?.destroy();
     this.#child.stderr?.destroy();
+    this.#pty?.close();
     this.#forgetExitHook();
     this.#untrack();
     this.#interaction.stop();
@@ -336,6 +438,13 @@ export class TestProcess {
   #endedError(what: string, stream: OutputSource): Error {
     const tail = this.#output.tailText(stream);
     return this.#ended.endedError(this.commandLine, this.pid, what, tail);
+  }
+
+  #requirePty(what: string): PtySession {
+    if (this.#pty) return this.#pty;
+    throw new NotATerminalError(
+      `${this.#label()}.${what} needs a terminal, and this process runs on pipes. Spawn it with \`pty: { cols, rows }\` (or \`pty: true\` for 80×24).`,
+    );
   }
 
   #label(): string {

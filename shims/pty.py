@@ -1,0 +1,206 @@
+# shimkit's zero-dependency PTY backend (requirement SP-13): runs one program
+# on a new pseudo-terminal and relays it, started by spawnProcess({ pty }) as
+#
+#   python3 -I -S pty.py COLS ROWS DRAIN_MS FILE ARGV0 [ARG...]
+#
+# in its own session (Node's `detached`). This helper takes the terminal as
+# its controlling terminal and forks the program into its own process group,
+# so the terminal's foreground group is the helper's: a Ctrl+C typed reaches
+# the program as SIGINT, and spawnProcess's group kill reaches everything.
+#
+#   fd 0   bytes typed into the terminal (EOF: nothing more to type)
+#   fd 1   everything the program writes to the terminal, byte for byte
+#   fd 2   the helper's own errors
+#   fd 3   control, one command a line: "resize COLS ROWS"
+#
+# Nothing is lost at exit: the terminal is read until the kernel says every
+# holder of it closed it (EIO), and only then does the helper exit, with the
+# program's exit code or by the program's signal. A background process that
+# keeps the terminal open is given DRAIN_MS after the program exits.
+import errno
+import fcntl
+import os
+import select
+import signal
+import struct
+import sys
+import termios
+import time
+
+# Dispositions the helper changes and the program must get back as defaults.
+HELD = (signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU,
+        signal.SIGHUP, signal.SIGTERM)
+RESET = HELD + (signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ)
+
+
+def set_size(fd, cols, rows):
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', rows, cols, 0, 0))
+
+
+def write_all(fd, data):
+    while data:
+        try:
+            n = os.write(fd, data)
+        except BlockingIOError:
+            select.select([], [fd], [])
+            continue
+        data = data[n:]
+
+
+def run_child(slave, master, file, argv):
+    try:
+        signal.set_wakeup_fd(-1)
+        for sig in RESET:
+            signal.signal(sig, signal.SIG_DFL)
+        for fd in (0, 1, 2):
+            os.dup2(slave, fd)
+        for fd in (slave, master, 3):
+            if fd > 2:
+                os.close(fd)
+        os.execve(file, argv, os.environ)
+    except OSError as error:
+        os.write(2, ('shimkit pty: cannot run %s: %s\n' % (file, error.strerror)).encode())
+        os._exit(127 if error.errno == errno.ENOENT else 126)
+
+
+def main():
+    cols, rows, drain_ms = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    file, argv = sys.argv[4], sys.argv[5:]
+
+    if os.getsid(0) != os.getpid():
+        os.setsid()  # run by hand; from Node it already leads its own session
+    master, slave = os.openpty()
+    set_size(slave, cols, rows)
+    fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    for sig in HELD:
+        # Not SIG_IGN: a handler is reset by exec, an ignored signal would stay ignored.
+        signal.signal(sig, lambda *_: None)
+    fd_holder = []
+
+    def pass_on(_sig, _frame):
+        # The group kill reached the helper and the program. A program that
+        # made its own foreground group (an interactive shell, or its job) is
+        # not in that group: it gets what a closed terminal sends, SIGHUP.
+        if fd_holder:
+            try:
+                group = os.tcgetpgrp(fd_holder[0])
+                if group > 0 and group != os.getpgrp():
+                    os.killpg(group, signal.SIGHUP)
+            except OSError:
+                pass
+
+    signal.signal(signal.SIGTERM, pass_on)
+    signal.signal(signal.SIGHUP, pass_on)
+
+    pid = os.fork()
+    if pid == 0:
+        run_child(slave, master, file, argv)
+    os.close(slave)  # only the program's side holds the terminal open now
+    os.set_blocking(master, False)
+    fd_holder.append(master)
+
+    typed = bytearray()
+    stdin_open = True
+    control_open = True
+    control = b''
+    out_open = True
+    tty_open = True
+    status = None
+    exited_at = 0.0
+
+    while tty_open or status is None:
+        if status is not None:
+            left = drain_ms / 1000 - (time.monotonic() - exited_at)
+            if left <= 0:
+                break
+            timeout = left
+        else:
+            timeout = None
+        readers = [wake_r]
+        if tty_open:
+            readers.append(master)
+        if stdin_open:
+            readers.append(0)
+        if control_open:
+            readers.append(3)
+        writers = [master] if typed and tty_open else []
+        try:
+            readable, writable, _ = select.select(readers, writers, [], timeout)
+        except InterruptedError:
+            continue
+        if wake_r in readable:
+            try:
+                os.read(wake_r, 512)
+            except BlockingIOError:
+                pass
+            if status is None:
+                done, code = os.waitpid(pid, os.WNOHANG)
+                if done == pid:
+                    status = code
+                    exited_at = time.monotonic()
+        if master in readable:
+            try:
+                data = os.read(master, 65536)
+            except BlockingIOError:
+                data = None
+            except OSError as error:
+                if error.errno != errno.EIO:
+                    raise
+                data = b''
+            if data == b'':
+                tty_open = False
+            elif data and out_open:
+                try:
+                    write_all(1, data)
+                except BrokenPipeError:
+                    out_open = False  # nobody reads: keep draining so the program never blocks
+        if master in writable:
+            try:
+                n = os.write(master, typed)
+                del typed[:n]
+            except BlockingIOError:
+                pass
+            except OSError:
+                typed.clear()
+        if 0 in readable:
+            data = os.read(0, 65536)
+            if data:
+                typed += data
+            else:
+                stdin_open = False
+        if 3 in readable:
+            data = os.read(3, 4096)
+            if not data:
+                control_open = False
+            control += data
+            while b'\n' in control:
+                line, control = control.split(b'\n', 1)
+                words = line.split()
+                if len(words) == 3 and words[0] == b'resize':
+                    set_size(master, int(words[1]), int(words[2]))
+
+    if status is None:
+        _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            import resource
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        except (ImportError, ValueError, OSError):
+            pass
+        signal.set_wakeup_fd(-1)
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.waitstatus_to_exitcode(status) if hasattr(os, 'waitstatus_to_exitcode')
+             else os.WEXITSTATUS(status))
+
+
+if __name__ == '__main__':
+    main()
