@@ -57,7 +57,13 @@ def run_child(slave, master, file, argv):
         for fd in (slave, master, 3):
             if fd > 2:
                 os.close(fd)
-        os.execve(file, argv, os.environ)
+        try:
+            os.execve(file, argv, os.environ)
+        except OSError as error:
+            if error.errno != errno.ENOEXEC:
+                raise
+            # A script without a #! line: run it with sh, as execvp (and so Node's spawn) does.
+            os.execve('/bin/sh', ['sh', file] + argv[1:], os.environ)
     except OSError as error:
         os.write(2, ('shimkit pty: cannot run %s: %s\n' % (file, error.strerror)).encode())
         os._exit(127 if error.errno == errno.ENOENT else 126)
