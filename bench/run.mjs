@@ -23,6 +23,7 @@ import {
   proxyStdioBench,
   proxyThroughput,
 } from './proxy.mjs';
+import { pty } from './pty.mjs';
 import { serverConcurrent, serverEventGap, serverJson, serverSse } from './server.mjs';
 
 const RESULTS = new URL('./results.json', import.meta.url);
@@ -79,6 +80,8 @@ const targets = {
   'proxy.stalledReader.growthMiB': (v) => v <= 64,
   'packInstall.online.ms': (v) => v < 5000,
   'packInstall.offline.ms': (v) => v < 5000,
+  'pty.node.ratioToPipe': (v) => v <= 1.5,
+  'pty.sh.ratioToPipe': (v) => v <= 1.5,
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
   targets[`proxy.throughput.${size}.ratioToPipe`] =
@@ -136,6 +139,8 @@ const targetText = {
   'server.concurrent1000.ratioToBare': '≥ 0.8',
   'packInstall.online.ms': '< 5000',
   'packInstall.offline.ms': '< 5000',
+  'pty.node.ratioToPipe': '≤ 1.5',
+  'pty.sh.ratioToPipe': '≤ 1.5',
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
   targetText[`proxy.throughput.${size}.ratioToPipe`] = size === '16B' ? '≥ 0.85' : '≥ 0.9';
@@ -167,6 +172,7 @@ const suites = {
   cli,
   'process.output': processOutput,
   'process.run': processRun,
+  pty,
   'proxy.throughput': proxyThroughput,
   'proxy.lines': proxyLines,
   'proxy.stdio': proxyStdioBench,

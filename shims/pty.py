@@ -1,31 +1,40 @@
 # shimkit's zero-dependency PTY backend (requirement SP-13): runs one program
-# on a new pseudo-terminal and relays it, started by spawnProcess({ pty }) as
+# on a new pseudo-terminal and relays it. spawnProcess({ pty }) starts it as
 #
-#   python3 -I -S pty.py COLS ROWS DRAIN_MS FILE ARGV0 [ARG...]
+#   python3 -I -S pty.py
 #
-# in its own session (Node's `detached`). This helper takes the terminal as
-# its controlling terminal and forks the program into its own process group,
-# so the terminal's foreground group is the helper's: a Ctrl+C typed reaches
-# the program as SIGINT, and spawnProcess's group kill reaches everything.
+# in its own session (Node's `detached`), often before the program is known
+# (a helper is kept started for the next PTY spawn, since python's start is
+# most of a PTY's cost), and then writes the launch on fd 3:
+#
+#   COUNT \0 COLS \0 ROWS \0 DRAIN_MS \0 CWD \0 FILE \0 ARGC \0 ARG... \0 NAME=VALUE... \0
+#
+# (COUNT fields after the first, every one ended by a NUL; bytes, as execve
+# takes them). A helper given no launch within IDLE_S exits. The helper takes
+# the terminal as its controlling terminal and forks the program into its own
+# process group, so the terminal's foreground group is the helper's: a Ctrl+C
+# typed reaches the program as SIGINT, and spawnProcess's group kill reaches
+# everything.
 #
 #   fd 0   bytes typed into the terminal (EOF: nothing more to type)
 #   fd 1   everything the program writes to the terminal, byte for byte
 #   fd 2   the helper's own errors
-#   fd 3   control, one command a line: "resize COLS ROWS"
+#   fd 3   control: the launch, then one command a line: "resize COLS ROWS"
 #
 # Nothing is lost at exit: the terminal is read until the kernel says every
 # holder of it closed it (EIO), and only then does the helper exit, with the
 # program's exit code or by the program's signal. A background process that
 # keeps the terminal open is given DRAIN_MS after the program exits.
+import _signal as signal  # not `signal`: its enum import is half of this helper's start
 import errno
 import fcntl
 import os
 import select
-import signal
-import struct
 import sys
 import termios
 import time
+
+IDLE_S = 30
 
 # Dispositions the helper changes and the program must get back as defaults.
 HELD = (signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU,
@@ -34,7 +43,8 @@ RESET = HELD + (signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ)
 
 
 def set_size(fd, cols, rows):
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', rows, cols, 0, 0))
+    size = b''.join(n.to_bytes(2, sys.byteorder) for n in (rows, cols, 0, 0))  # struct winsize
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, size)
 
 
 def write_all(fd, data):
@@ -47,7 +57,35 @@ def write_all(fd, data):
         data = data[n:]
 
 
-def run_child(slave, master, file, argv):
+def obey(master, control):
+    """Run the complete control lines in `control`; return the rest."""
+    while b'\n' in control:
+        line, control = control.split(b'\n', 1)
+        words = line.split()
+        if len(words) == 3 and words[0] == b'resize':
+            set_size(master, int(words[1]), int(words[2]))
+    return control
+
+
+def read_launch():
+    """The launch from fd 3, and what came after it (the first control lines)."""
+    data = b''
+    deadline = time.monotonic() + IDLE_S
+    while True:
+        head, sep, rest = data.partition(b'\0')
+        if sep and head.isdigit() and rest.count(b'\0') >= int(head):
+            fields = rest.split(b'\0', int(head))
+            return fields[:-1], fields[-1]
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([3], [], [], left)[0]:
+            os._exit(0)  # never used
+        chunk = os.read(3, 65536)
+        if not chunk:
+            os._exit(0)  # Node went away before using it
+        data += chunk
+
+
+def run_child(slave, master, cwd, file, argv, env):
     try:
         signal.set_wakeup_fd(-1)
         for sig in RESET:
@@ -57,24 +95,29 @@ def run_child(slave, master, file, argv):
         for fd in (slave, master, 3):
             if fd > 2:
                 os.close(fd)
+        os.chdir(cwd)
         try:
-            os.execve(file, argv, os.environ)
+            os.execve(file, argv, env)
         except OSError as error:
             if error.errno != errno.ENOEXEC:
                 raise
             # A script without a #! line: run it with sh, as execvp (and so Node's spawn) does.
-            os.execve('/bin/sh', ['sh', file] + argv[1:], os.environ)
+            os.execve(b'/bin/sh', [b'sh', file] + argv[1:], env)
     except OSError as error:
-        os.write(2, ('shimkit pty: cannot run %s: %s\n' % (file, error.strerror)).encode())
+        message = 'shimkit pty: cannot run %s in %s: %s\n' % (
+            file.decode(errors='replace'), cwd.decode(errors='replace'), error.strerror)
+        os.write(2, message.encode())
         os._exit(127 if error.errno == errno.ENOENT else 126)
 
 
 def main():
-    cols, rows, drain_ms = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-    file, argv = sys.argv[4], sys.argv[5:]
-
     if os.getsid(0) != os.getpid():
         os.setsid()  # run by hand; from Node it already leads its own session
+    fields, control = read_launch()
+    cols, rows, drain_ms = int(fields[0]), int(fields[1]), int(fields[2])
+    cwd, file, argc = fields[3], fields[4], int(fields[5])
+    argv = fields[6:6 + argc]
+    env = dict(item.split(b'=', 1) for item in fields[6 + argc:] if b'=' in item)
     master, slave = os.openpty()
     set_size(slave, cols, rows)
     fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
@@ -105,15 +148,15 @@ def main():
 
     pid = os.fork()
     if pid == 0:
-        run_child(slave, master, file, argv)
+        run_child(slave, master, cwd, file, argv, env)
     os.close(slave)  # only the program's side holds the terminal open now
     os.set_blocking(master, False)
     fd_holder.append(master)
 
+    control = obey(master, control)
     typed = bytearray()
     stdin_open = True
     control_open = True
-    control = b''
     out_open = True
     tty_open = True
     status = None
@@ -183,12 +226,7 @@ def main():
             data = os.read(3, 4096)
             if not data:
                 control_open = False
-            control += data
-            while b'\n' in control:
-                line, control = control.split(b'\n', 1)
-                words = line.split()
-                if len(words) == 3 and words[0] == b'resize':
-                    set_size(master, int(words[1]), int(words[2]))
+            control = obey(master, control + data)
 
     if status is None:
         _, status = os.waitpid(pid, 0)

@@ -31,7 +31,6 @@ export class PtySession {
     this.screen = new TerminalScreen(pty.cols, pty.rows, input, where);
     child.stdout?.on('data', (chunk: Buffer) => this.screen.write(chunk));
     this.#control = child.stdio[3] as Writable | undefined;
-    this.#control?.on('error', () => {}); // EPIPE once the helper has exited
   }
 
   get size(): { cols: number; rows: number } {
