@@ -42,8 +42,14 @@ describe('SP-13 the spare PTY helper', () => {
     async () => {
       const first = spawned('true', [], { pty: true });
       await first.wait({ timeoutMs: 10_000 });
-      await vi.waitFor(() => expect(spares()).toHaveLength(1), { timeout: 10_000 });
-      const [spare] = spares();
+      const spare = await vi.waitFor(
+        () => {
+          const found = spares();
+          expect(found).toHaveLength(1);
+          return found[0] as number;
+        },
+        { timeout: 10_000 },
+      );
       const second = spawned('sh', ['-c', 'echo "in $PPID"'], { pty: true });
       expect(second.pid).toBe(spare);
       await second.waitForScreen(`in ${spare}`);
@@ -53,9 +59,15 @@ describe('SP-13 the spare PTY helper', () => {
   it.skipIf(process.platform !== 'linux')(
     'SP-13 a spare killed before use is not used (its exit not yet seen by Node)',
     async () => {
-      spawned('true', [], { pty: true });
-      await vi.waitFor(() => expect(spares()).toHaveLength(1), { timeout: 10_000 });
-      const [spare] = spares() as [number];
+      await spawned('true', [], { pty: true }).wait({ timeoutMs: 10_000 });
+      const spare = await vi.waitFor(
+        () => {
+          const found = spares();
+          expect(found).toHaveLength(1);
+          return found[0] as number;
+        },
+        { timeout: 10_000 },
+      );
       process.kill(spare, 'SIGKILL');
       await vi.waitFor(() => expect(isAlive(spare)).toBe(false));
       const p = spawned('sh', ['-c', 'echo fine'], { pty: true }); // synchronously: before Node reaps it
