@@ -7,6 +7,7 @@ import { test as example } from 'vitest';
 
 const cli = resolve('test/fixtures/release-cli.mjs'); // the program under test
 const PROMPTS = resolve('test/fixtures/prompts.sh');
+const MENU = resolve('test/fixtures/menu.mjs'); // a terminal UI
 
 example("SP-01 README: Test a CLI that calls git and docker", async () => {
 await using sb = createSandbox();
@@ -73,4 +74,36 @@ expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('ok');
 const exit = await server.close(); // SIGTERM to the process group, SIGKILL after graceMs
 expect(exit.signal).toBe('SIGTERM');
 expect(server.running).toBe(false);
+});
+
+example("SP-13 README: Drive a terminal UI on a PTY", async () => {
+await using sb = createSandbox();
+await using bin = createMockBinDir();
+bin.mock('git', { responses: [{ stdout: 'main\n' }] });
+sb.use(bin); // the TUI shells out to the mock git
+
+await using p = spawnProcess('node', [MENU], { sandbox: sb, pty: { cols: 40, rows: 10 } });
+await p.waitForScreen('> build'); // the rendered screen, not the byte stream
+p.press('Down', 'Down');
+await p.waitForScreen('> deploy');
+expect(p.screen().lines.slice(0, 4)).toEqual(['on main (40x10)', '  build', '  test', '> deploy']);
+
+p.resize(60, 12); // SIGWINCH: the TUI redraws at the new size
+await p.waitForScreen('on main (60x12)');
+p.press('Enter');
+expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: 0 });
+expect(p.screen().lines).toContain('chose deploy');
+});
+
+example("SP-13 README: A password prompt that reads /dev/tty", async () => {
+await using p = spawnProcess(
+  'python3',
+  ['-c', 'import getpass; print(len(getpass.getpass("Password: ")))'],
+  { pty: true }, // 80×24
+);
+await p.waitForScreen(/^Password: $/m);
+p.type('hunter2\r');
+
+expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: 0 });
+expect(p.screen().lines.slice(0, 2)).toEqual(['Password: ', '7']); // no echo
 });

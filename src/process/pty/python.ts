@@ -56,7 +56,7 @@ interface Spare {
 const SPARE_MS = 20_000;
 
 let spare: Spare | undefined;
-let forgetSpareHook: (() => void) | undefined;
+let spareHooked = false;
 
 /**
  * Start the program on a new PTY through `shims/pty.py` (the zero-dependency
@@ -117,12 +117,15 @@ function startHelper(python: string): Spare {
   // A spare keeps nothing alive and is ended with this process.
   child.unref();
   for (const pipe of child.stdio) (pipe as unknown as { unref?: () => void })?.unref?.();
-  forgetSpareHook ??= onProcessExit(() => {
-    try {
-      if (spare?.child.pid) process.kill(spare.child.pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  });
+  if (!spareHooked) {
+    spareHooked = true;
+    onProcessExit(() => {
+      try {
+        if (spare?.child.pid) process.kill(spare.child.pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    });
+  }
   return started;
 }
