@@ -2,11 +2,15 @@ import { describe, expectTypeOf, it } from 'vitest';
 import {
   type CommandNotFoundError,
   createSandbox,
+  type NotATerminalError,
   type ProcessExit,
+  type PtyOptions,
+  type PtyUnavailableError,
   type Responder,
   type RunResult,
   run,
   type SandboxDiagnostics,
+  type ScreenSnapshot,
   type ShimkitError,
   type SweepReport,
   spawnProcess,
@@ -70,5 +74,26 @@ describe('public types: sandboxes and test processes', () => {
     expectTypeOf<SweepReport['failed']>().toEqualTypeOf<{ path: string; reason: string }[]>();
     // @ts-expect-error dirs is a list
     sweepLeftovers({ dirs: '/tmp' });
+  });
+});
+
+describe('public types: programs on a PTY (SP-13)', () => {
+  it('SP-13 pty options, terminal methods and the screen are typed', () => {
+    const p = spawnProcess('less', ['notes.txt'], { pty: { cols: 80, rows: 24 } });
+    spawnProcess('vim', [], { pty: true });
+    // @ts-expect-error unknown pty option
+    spawnProcess('vim', [], { pty: { colums: 80 } });
+    // @ts-expect-error a size is a number
+    spawnProcess('vim', [], { pty: { cols: '80' } });
+    expectTypeOf(p.screen()).toEqualTypeOf<ScreenSnapshot>();
+    expectTypeOf(p.screen().lines).toEqualTypeOf<string[]>();
+    expectTypeOf(p.screen().cursor).toEqualTypeOf<{ row: number; col: number }>();
+    expectTypeOf(p.waitForScreen(/x/, { timeoutMs: 1 })).resolves.toEqualTypeOf<RegExpExecArray>();
+    expectTypeOf(p.press).parameters.toEqualTypeOf<string[]>();
+    expectTypeOf(p.type).parameter(0).toEqualTypeOf<string | Uint8Array>();
+    expectTypeOf(p.resize).parameters.toEqualTypeOf<[number, number]>();
+    expectTypeOf<PtyOptions>().toEqualTypeOf<{ cols?: number; rows?: number }>();
+    expectTypeOf<PtyUnavailableError['code']>().toBeString();
+    expectTypeOf<NotATerminalError>().toMatchTypeOf<ShimkitError>();
   });
 });

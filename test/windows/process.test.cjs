@@ -81,3 +81,13 @@ test('SP-04 close() when taskkill cannot run: bounded, falls back to ending the 
     process.kill(grandchild);
   } catch {}
 });
+
+test('SP-13 a PTY is not available on Windows: PtyUnavailableError, before anything is spawned', () => {
+  assert.throws(
+    () => spawnProcess(process.execPath, ['-e', '0'], { pty: { cols: 80, rows: 24 } }),
+    (error) =>
+      error instanceof shimkit.PtyUnavailableError &&
+      error.code === 'ERR_SHIMKIT_PTY_UNAVAILABLE' &&
+      /cannot run on a pseudo-terminal on Windows/.test(error.message),
+  );
+});
