@@ -387,6 +387,7 @@ export class TestProcess {
       };
       await endTree(tree, this.#options.platform, graceMs);
       await this.#afterOutput();
+      await this.#pty?.screen.flushed();
     } finally {
       release();
     }

@@ -94,6 +94,21 @@ describe('SP-13 the program sees a terminal', () => {
   });
 });
 
+describe('SP-13 the pipe helpers on a terminal', () => {
+  it('SP-13 respond() answers a prompt the program writes to /dev/tty, through the terminal', async () => {
+    const p = spawned(
+      'sh',
+      ['-c', 'printf "Continue? [y/N] " >/dev/tty; read -r a </dev/tty; echo "answer=$a"'],
+      { pty: true },
+    );
+    const answered = p.respond(/Continue\? \[y\/N\] $/, 'y\r');
+    expect(await p.wait({ timeoutMs: 10_000 })).toMatchObject({ exitCode: 0 });
+    expect(answered.count).toBe(1);
+    expect(p.screen().lines.slice(0, 2)).toEqual(['Continue? [y/N] y', 'answer=y']);
+    expect(p.stderr.totalBytes).toBe(0); // the program's stderr is the terminal too
+  });
+});
+
 describe('SP-13 keys', () => {
   it('SP-13 press() sends keys by name, arrows in the mode the program asked for; type() sends raw bytes', async () => {
     for (const mode of ['normal', 'app'] as const) {
