@@ -17,7 +17,6 @@ export class PtySession {
   readonly screen: TerminalScreen;
   readonly #control: Writable | undefined;
   readonly #where: string;
-  #size: { cols: number; rows: number };
 
   /** `input` writes to the terminal (what is typed, and the emulator's answers to queries). */
   constructor(
@@ -27,14 +26,9 @@ export class PtySession {
     input: (data: string | Uint8Array) => void,
   ) {
     this.#where = where;
-    this.#size = { cols: pty.cols, rows: pty.rows };
     this.screen = new TerminalScreen(pty.cols, pty.rows, input, where);
     child.stdout?.on('data', (chunk: Buffer) => this.screen.write(chunk));
     this.#control = child.stdio[3] as Writable | undefined;
-  }
-
-  get size(): { cols: number; rows: number } {
-    return { ...this.#size };
   }
 
   /** The bytes of `keys`, checked all before any is sent. */
@@ -67,7 +61,6 @@ export class PtySession {
         throw optionError(where, name, `an integer from 1 to ${MAX_PTY_SIZE}`, n);
       }
     }
-    this.#size = { cols: cols as number, rows: rows as number };
     this.screen.resize(cols as number, rows as number);
     this.#control?.write(resizeCommand(cols as number, rows as number));
   }
