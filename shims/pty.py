@@ -7,7 +7,8 @@
 # (a helper is kept started for the next PTY spawn, since python's start is
 # most of a PTY's cost), and then writes the launch on fd 3:
 #
-#   COUNT \0 COLS \0 ROWS \0 DRAIN_MS \0 CWD \0 FILE \0 ARGC \0 ARG... \0 NAME=VALUE... \0
+#   COUNT \0 COLS \0 ROWS \0 DRAIN_MS \0 KEEP \0 UMASK \0 CWD \0 FILE \0 ARGC \0
+#   ARG... \0 NAME=VALUE... \0
 #
 # (COUNT fields after the first, every one ended by a NUL; bytes, as execve
 # takes them). A helper given no launch within IDLE_S exits. The helper takes
@@ -19,12 +20,16 @@
 #   fd 0   bytes typed into the terminal (EOF: nothing more to type)
 #   fd 1   everything the program writes to the terminal, byte for byte
 #   fd 2   the helper's own errors
-#   fd 3   control: the launch, then one command a line: "resize COLS ROWS"
+#   fd 3   control: the launch, then one command a line: "resize COLS ROWS";
+#          the helper writes "spawn-error CODE ERRNO" there if exec failed.
+#          Its end (Node went away) hangs the terminal up, unless KEEP.
 #
 # Nothing is lost at exit: the terminal is read until the kernel says every
 # holder of it closed it (EIO), and only then does the helper exit, with the
 # program's exit code or by the program's signal. A background process that
-# keeps the terminal open is given DRAIN_MS after the program exits.
+# keeps the terminal open is given DRAIN_MS after the program exits; past that
+# the terminal is still read while output keeps coming (what the program wrote
+# is in the kernel's buffers), up to 1 MiB more.
 import _signal as signal  # not `signal`: its enum import is half of this helper's start
 import errno
 import fcntl
@@ -35,11 +40,16 @@ import termios
 import time
 
 IDLE_S = 30
+QUIET_S = 0.05  # past DRAIN_MS: stop once the terminal is this quiet
+LATE_BYTES = 1 << 20  # past DRAIN_MS: read at most this much more
 
-# Dispositions the helper changes and the program must get back as defaults.
-HELD = (signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU,
-        signal.SIGHUP, signal.SIGTERM)
-RESET = HELD + (signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ)
+# The helper ignores (with a handler, which exec resets) every signal the
+# group kill or TestProcess.kill() may send, so that the program alone acts
+# on it; not KILL and STOP, which cannot be caught, nor the faults.
+NOT_HELD = ('SIGKILL', 'SIGSTOP', 'SIGCHLD', 'SIGCLD', 'SIGSEGV', 'SIGBUS', 'SIGILL', 'SIGFPE',
+            'SIGTRAP', 'SIGSYS', 'SIGABRT', 'SIGIOT', 'SIGRTMIN', 'SIGRTMAX')
+HELD = sorted({getattr(signal, name) for name in dir(signal)
+               if name.startswith('SIG') and not name.startswith('SIG_') and name not in NOT_HELD})
 
 
 def set_size(fd, cols, rows):
@@ -85,11 +95,13 @@ def read_launch():
         data += chunk
 
 
-def run_child(slave, master, cwd, file, argv, env):
+def run_child(slave, master, failed, launch):
+    umask, cwd, file, argv, env = launch
     try:
         signal.set_wakeup_fd(-1)
-        for sig in RESET:
-            signal.signal(sig, signal.SIG_DFL)
+        for sig in HELD + [signal.SIGCHLD]:
+            signal.signal(sig, signal.SIG_DFL)  # SIGPIPE and SIGXFSZ were ignored by python
+        os.umask(umask)
         for fd in (0, 1, 2):
             os.dup2(slave, fd)
         for fd in (slave, master, 3):
@@ -104,20 +116,34 @@ def run_child(slave, master, cwd, file, argv, env):
             # A script without a #! line: run it with sh, as execvp (and so Node's spawn) does.
             os.execve(b'/bin/sh', [b'sh', file] + argv[1:], env)
     except OSError as error:
-        message = 'shimkit pty: cannot run %s in %s: %s\n' % (
-            file.decode(errors='replace'), cwd.decode(errors='replace'), error.strerror)
-        os.write(2, message.encode())
-        os._exit(127 if error.errno == errno.ENOENT else 126)
+        code = error.errno or errno.EIO
+        os.write(failed, str(code).encode())  # close-on-exec: its end is the exec's success
+        os._exit(127 if code == errno.ENOENT else 126)
+
+
+def hang_up(master):
+    """What a terminal that goes away does: SIGHUP (and SIGCONT) to the foreground and own group."""
+    groups = {os.getpgrp()}
+    try:
+        groups.add(os.tcgetpgrp(master))
+    except OSError:
+        pass
+    for group in groups:
+        for sig in (signal.SIGHUP, signal.SIGCONT):
+            try:
+                os.killpg(group, sig)
+            except OSError:
+                pass
 
 
 def main():
     if os.getsid(0) != os.getpid():
         os.setsid()  # run by hand; from Node it already leads its own session
     fields, control = read_launch()
-    cols, rows, drain_ms = int(fields[0]), int(fields[1]), int(fields[2])
-    cwd, file, argc = fields[3], fields[4], int(fields[5])
-    argv = fields[6:6 + argc]
-    env = dict(item.split(b'=', 1) for item in fields[6 + argc:] if b'=' in item)
+    cols, rows, drain_ms, keep = int(fields[0]), int(fields[1]), int(fields[2]), fields[3] == b'1'
+    umask, cwd, file, argc = int(fields[4]), fields[5], fields[6], int(fields[7])
+    argv = fields[8:8 + argc]
+    env = dict(item.split(b'=', 1) for item in fields[8 + argc:])
     master, slave = os.openpty()
     set_size(slave, cols, rows)
     fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
@@ -127,7 +153,6 @@ def main():
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     for sig in HELD:
-        # Not SIG_IGN: a handler is reset by exec, an ignored signal would stay ignored.
         signal.signal(sig, lambda *_: None)
     fd_holder = []
 
@@ -146,10 +171,28 @@ def main():
     signal.signal(signal.SIGTERM, pass_on)
     signal.signal(signal.SIGHUP, pass_on)
 
+    failed_r, failed_w = os.pipe()
     pid = os.fork()
     if pid == 0:
-        run_child(slave, master, cwd, file, argv, env)
+        run_child(slave, master, failed_w, (umask, cwd, file, argv, env))
     os.close(slave)  # only the program's side holds the terminal open now
+    os.close(failed_w)
+    failure = b''
+    while True:
+        try:
+            chunk = os.read(failed_r, 64)
+        except InterruptedError:
+            continue
+        if not chunk:
+            break
+        failure += chunk
+    os.close(failed_r)
+    if failure:
+        code = int(failure)
+        try:
+            os.write(3, b'spawn-error %s %d\n' % (errno.errorcode.get(code, 'EIO').encode(), code))
+        except OSError:
+            pass
     os.set_blocking(master, False)
     fd_holder.append(master)
 
@@ -161,15 +204,17 @@ def main():
     tty_open = True
     status = None
     exited_at = 0.0
+    late = 0  # bytes read past DRAIN_MS
 
     while tty_open or status is None:
+        timeout = None
+        past_deadline = False
         if status is not None:
             left = drain_ms / 1000 - (time.monotonic() - exited_at)
-            if left <= 0:
+            past_deadline = left <= 0
+            timeout = QUIET_S if past_deadline else left
+            if past_deadline and late > LATE_BYTES:
                 break
-            timeout = left
-        else:
-            timeout = None
         readers = [wake_r]
         if tty_open:
             readers.append(master)
@@ -182,6 +227,8 @@ def main():
             readable, writable, _ = select.select(readers, writers, [], timeout)
         except InterruptedError:
             continue
+        if past_deadline and master not in readable:
+            break  # the program's output is all read; a background holder had its DRAIN_MS
         if wake_r in readable:
             try:
                 os.read(wake_r, 512)
@@ -203,11 +250,14 @@ def main():
                 data = b''
             if data == b'':
                 tty_open = False
-            elif data and out_open:
-                try:
-                    write_all(1, data)
-                except BrokenPipeError:
-                    out_open = False  # nobody reads: keep draining so the program never blocks
+            elif data:
+                if past_deadline:
+                    late += len(data)
+                if out_open:
+                    try:
+                        write_all(1, data)
+                    except BrokenPipeError:
+                        out_open = False  # nobody reads: keep draining so the program never blocks
         if master in writable:
             try:
                 n = os.write(master, typed)
@@ -223,9 +273,14 @@ def main():
             else:
                 stdin_open = False
         if 3 in readable:
-            data = os.read(3, 4096)
+            try:
+                data = os.read(3, 4096)
+            except OSError:
+                data = b''
             if not data:
                 control_open = False
+                if not keep and status is None:
+                    hang_up(master)  # Node went away without closing the program
             control = obey(master, control + data)
 
     if status is None:

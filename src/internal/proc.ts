@@ -13,6 +13,8 @@ export interface ProcStat {
   ppid: number;
   /** Process group id. */
   pgid: number;
+  /** Session id. */
+  sid: number;
   /** Start time in clock ticks since boot (field 22): with the pid, it names one process. */
   start: number;
 }
@@ -29,9 +31,10 @@ export function parseStat(text: string): ProcStat | undefined {
   const state = fields[0] ?? '';
   const ppid = Number(fields[1]);
   const pgid = Number(fields[2]);
+  const sid = Number(fields[3]);
   const start = Number(fields[19]);
   if (state === '' || !Number.isInteger(pgid) || !Number.isInteger(start)) return undefined;
-  return { state, ppid, pgid, start };
+  return { state, ppid, pgid, sid, start };
 }
 
 /** Whether a state letter is a zombie or a dead process: exited, whether or not reaped. */
@@ -84,13 +87,30 @@ export function groupMembers(
   list: () => string[] | undefined = listProc,
   read: (path: string) => string | null | undefined = readProcFile,
 ): { pid: number; state: string }[] | undefined {
+  return members((stat) => stat.pgid === pgid, list, read);
+}
+
+/** The processes in session `sid` with their state letters, from /proc; undefined without /proc. */
+export function sessionMembers(
+  sid: number,
+  list: () => string[] | undefined = listProc,
+  read: (path: string) => string | null | undefined = readProcFile,
+): { pid: number; state: string }[] | undefined {
+  return members((stat) => stat.sid === sid, list, read);
+}
+
+function members(
+  belongs: (stat: ProcStat) => boolean,
+  list: () => string[] | undefined,
+  read: (path: string) => string | null | undefined,
+): { pid: number; state: string }[] | undefined {
   const entries = list();
   if (entries === undefined) return undefined;
-  const members: { pid: number; state: string }[] = [];
+  const found: { pid: number; state: string }[] = [];
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57 || entry.charCodeAt(0) < 48) continue; // not a pid
     const stat = readStat(entry, read);
-    if (stat && stat.pgid === pgid) members.push({ pid: Number(entry), state: stat.state });
+    if (stat && belongs(stat)) found.push({ pid: Number(entry), state: stat.state });
   }
-  return members;
+  return found;
 }

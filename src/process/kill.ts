@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Env } from '../internal/path-env.js';
-import { groupMembers, isDeadState, readStat } from '../internal/proc.js';
+import { groupMembers, isDeadState, readStat, sessionMembers } from '../internal/proc.js';
 import { findKey } from './env.js';
 
 /**
@@ -41,6 +41,26 @@ export function groupAlive(pid: number): boolean {
   if (!signalGroup(pid, 0)) return false;
   const members = groupMembers(pid);
   return members === undefined || members.some((m) => !isDeadState(m.state));
+}
+
+/**
+ * SIGKILL every live process left in session `sid` (Linux: /proc; elsewhere
+ * nothing is read, so nothing is done). For a PTY process: a job an
+ * interactive shell put in a group of its own, that ignored the SIGHUP.
+ * Returns how many were signalled.
+ */
+export function killSession(sid: number): number {
+  let killed = 0;
+  for (const member of sessionMembers(sid) ?? []) {
+    if (isDeadState(member.state)) continue;
+    try {
+      process.kill(member.pid, 'SIGKILL');
+      killed += 1;
+    } catch {
+      // gone already, or not ours
+    }
+  }
+  return killed;
 }
 
 /** State letter and process group of one process from /proc/<pid>/stat. */

@@ -209,6 +209,7 @@ export function resolveSpawn(
       );
     }
   }
+  if (pty) checkPtyLaunch(args as string[], env, where);
   if (pty && (stdin !== 'pipe' || input !== undefined)) {
     throw new InvalidOptionError(
       `${where}: \`stdin\` must be 'pipe' (the default) with \`pty\`: the terminal is the program's stdin. Type into it with type() and press() once it runs.`,
@@ -241,6 +242,28 @@ export function resolveSpawn(
     platform,
     pty,
   };
+}
+
+/**
+ * What the PTY helper cannot pass to execve, refused here as Node's own spawn
+ * refuses it on pipes: a NUL in an argument or the env, an empty env name or
+ * one with `=` (python's execve refuses those).
+ */
+function checkPtyLaunch(args: string[], env: Record<string, string>, where: string): void {
+  for (const [i, arg] of args.entries()) {
+    if (arg.includes('\0')) {
+      throw new InvalidOptionError(
+        `Argument ${i + 1} of ${where} holds a NUL byte, which no program can be given: ${describeValue(arg)}.`,
+      );
+    }
+  }
+  for (const [key, value] of Object.entries(env)) {
+    if (key === '' || key.includes('=') || key.includes('\0') || value.includes('\0')) {
+      throw new InvalidOptionError(
+        `The env var ${JSON.stringify(key)} of ${where} cannot be passed to a program on a PTY: a name must be non-empty without "=" or NUL, and a value without NUL.`,
+      );
+    }
+  }
 }
 
 export function resolveRunTimeout(options: RunOptions | undefined, command: string): number {

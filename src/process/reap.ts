@@ -1,7 +1,7 @@
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordGroup } from '../internal/leftovers/registry.js';
 import { ProcessNotEndedError } from './errors.js';
-import { groupAlive, killTreeSync, signalGroup, taskkill } from './kill.js';
+import { groupAlive, killSession, killTreeSync, signalGroup, taskkill } from './kill.js';
 import { until } from './poll.js';
 
 const REAP_LIMIT_MS = 5000;
@@ -59,15 +59,23 @@ export async function endTree(
 }
 
 /**
- * SIGKILL the tree of `pid` if the test process exits first, and record its
+ * SIGKILL the tree of `pid` if the test process exits first (with `session`,
+ * also what is left in the session `pid` leads: a PTY's), and record its
  * group in the registry for the leftover sweep (requirement SP-11) in case the test
  * process dies where no exit hook can run. Returns the function that forgets
  * both (idempotent).
  */
-export function killTreeOnExit(pid: number, platform: NodeJS.Platform): () => void {
+export function killTreeOnExit(
+  pid: number,
+  platform: NodeJS.Platform,
+  session = false,
+): () => void {
   const unrecord = recordGroup(pid, platform);
   // taskkill is found through the test process's own SystemRoot, not the child's env.
-  const forget = onProcessExit(() => killTreeSync(pid, platform, process.env));
+  const forget = onProcessExit(() => {
+    killTreeSync(pid, platform, process.env);
+    if (session) killSession(pid); // a PTY's: the jobs in groups of their own too
+  });
   return () => {
     forget();
     unrecord();

@@ -11,7 +11,7 @@ import {
   type SendOptions,
 } from './interaction.js';
 import { Keepalive } from './keepalive.js';
-import { groupAlive, signalGroup } from './kill.js';
+import { groupAlive, killSession, signalGroup } from './kill.js';
 import {
   type ResolvedSpawn,
   resolveCloseOptions,
@@ -125,7 +125,7 @@ export class TestProcess {
     }
 
     if (this.pid !== 0 && !options.keep) {
-      this.#forgetExitHook = killTreeOnExit(this.pid, options.platform);
+      this.#forgetExitHook = killTreeOnExit(this.pid, options.platform, options.pty !== undefined);
     }
     if (options.sandbox && this.pid !== 0) this.#untrack = options.sandbox.track(this);
   }
@@ -386,6 +386,9 @@ export class TestProcess {
         commandLine: this.commandLine,
       };
       await endTree(tree, this.#options.platform, graceMs);
+      // On a PTY the helper leads a session: a job in a group of its own that
+      // outlived the SIGHUP is in it still.
+      if (this.#options.pty) killSession(this.pid);
       await this.#afterOutput();
       await this.#pty?.screen.flushed();
     } finally {

@@ -192,8 +192,8 @@ describe('SP-11 names that carry their owner', () => {
   });
 
   it('SP-11 /proc/<pid>/stat is read after the last parenthesis (field 22 is the start time)', () => {
-    const line = `77 (sh) x) (y) S 1 77 77 0 -1 4194560 ${Array(12).fill('0').join(' ')} 123456 0 0`;
-    expect(parseStat(line)).toEqual({ state: 'S', ppid: 1, pgid: 77, start: 123456 });
+    const line = `77 (sh) x) (y) S 1 77 78 0 -1 4194560 ${Array(12).fill('0').join(' ')} 123456 0 0`;
+    expect(parseStat(line)).toEqual({ state: 'S', ppid: 1, pgid: 77, sid: 78, start: 123456 });
     expect(parseStat('garbage')).toBeUndefined();
     expect(scopeHash('a')).toMatch(/^[0-9a-z]{6}$/);
     expect(scopeHash('a')).toBe(scopeHash('a'));

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { onProcessExit } from '../../internal/exit-cleanup.js';
 import { packageFile } from '../../internal/package-files.js';
@@ -16,20 +16,24 @@ export interface PtyLaunch {
   cwd: string;
   env: Record<string, string>;
   drainMs: number;
+  keep: boolean;
   pty: ResolvedPty;
 }
 
 /**
  * The launch as `shims/pty.py` reads it on fd 3: a field count, then each
- * field ended by a NUL (no field can hold one: Node refuses NUL in argv and
- * env, and so does `spawnProcess`).
+ * field ended by a NUL (none can hold one: `spawnProcess` refuses a NUL in
+ * the arguments and env of a PTY process). The umask is this process's now:
+ * the helper may have been started before it changed.
  */
-export function encodeLaunch(launch: PtyLaunch): Buffer {
+export function encodeLaunch(launch: PtyLaunch, umask: number): Buffer {
   const fields = [
     String(launch.pty.cols),
     String(launch.pty.rows),
     String(launch.drainMs),
-    launch.cwd,
+    launch.keep ? '1' : '0',
+    String(umask),
+    resolve(launch.cwd), // the helper runs in /
     launch.file,
     String(launch.args.length + 1),
     launch.command,
@@ -71,17 +75,62 @@ export function spawnPythonPty(launch: PtyLaunch): ChildProcess {
   const python = launch.pty.python;
   const ready = spare;
   spare = undefined;
+  if (ready && !usable(ready, python)) discard(ready);
   const child = ready && usable(ready, python) ? ready.child : startHelper(python).child;
   // EPIPE once the helper has exited; its exit is reported by the TestProcess.
   child.stdin?.on('error', () => {});
-  const control = child.stdio[3] as Writable;
-  control.on('error', () => {});
-  control.write(encodeLaunch(launch));
+  const control = child.stdio?.[3] as (Writable & NodeJS.ReadableStream) | undefined;
+  if (control) {
+    control.on('error', () => {});
+    control.write(encodeLaunch(launch, currentUmask()));
+    reportExecFailure(child, control, launch);
+  }
   // As soon as this call returns: the head start is what makes the next spawn fast.
   setImmediate(() => {
     spare ??= startHelper(python);
   });
   return child;
+}
+
+/** Node's umask now (reading it is a documentation-only deprecation, DEP0139, racy only against a change in another thread). */
+function currentUmask(): number {
+  return process.umask();
+}
+
+/**
+ * When the helper could not exec the program it says so on fd 3
+ * (`spawn-error ENOENT 2`): emitted as the child's `error`, as Node's own
+ * spawn does, so the TestProcess rejects with a `SpawnError`.
+ */
+function reportExecFailure(
+  child: ChildProcess,
+  control: NodeJS.ReadableStream,
+  launch: PtyLaunch,
+): void {
+  let text = '';
+  control.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1');
+    const match = /^spawn-error (\w+) (\d+)\n/.exec(text);
+    if (!match) return;
+    const code = match[1] as string;
+    const error = Object.assign(new Error(`spawn ${launch.file} ${code}`), {
+      code,
+      errno: -Number(match[2]),
+      syscall: `spawn ${launch.file}`,
+      path: launch.file,
+      spawnargs: [...launch.args],
+    });
+    child.emit('error', error);
+  });
+}
+
+/** End a spare that will not be used (too old, or for another python). */
+function discard(ready: Spare): void {
+  try {
+    if (ready.child.pid && !ready.broken) process.kill(ready.child.pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
 }
 
 function usable(ready: Spare, python: string): boolean {
@@ -116,7 +165,8 @@ function startHelper(python: string): Spare {
   child.once('exit', broken);
   // A spare keeps nothing alive and is ended with this process.
   child.unref();
-  for (const pipe of child.stdio) (pipe as unknown as { unref?: () => void })?.unref?.();
+  // (No stdio when the spawn failed at once, as with EMFILE: the `error` event says so.)
+  for (const pipe of child.stdio ?? []) (pipe as unknown as { unref?: () => void })?.unref?.();
   if (!spareHooked) {
     spareHooked = true;
     onProcessExit(() => {

@@ -28,7 +28,7 @@ export class PtySession {
     this.#where = where;
     this.screen = new TerminalScreen(pty.cols, pty.rows, input, where);
     child.stdout?.on('data', (chunk: Buffer) => this.screen.write(chunk));
-    this.#control = child.stdio[3] as Writable | undefined;
+    this.#control = child.stdio?.[3] as Writable | undefined;
   }
 
   /** The bytes of `keys`, checked all before any is sent. */

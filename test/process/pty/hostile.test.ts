@@ -1,0 +1,195 @@
+// SP-13 under the inputs and failures a hostile review tried: relative dirs,
+// signals the helper must not take, bytes execve cannot carry, a full fd
+// table, output still in the terminal past drainMs, a test process killed
+// with SIGKILL, shell jobs that ignore SIGHUP, a umask changed after the
+// spare started, and a program that cannot be executed.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import {
+  InvalidOptionError,
+  SpawnError,
+  spawnProcess,
+  type TestProcess,
+} from '../../../src/index.js';
+import { isAlive, python3, spawnTracked, testDir } from '../../helpers/index.js';
+
+const DIST = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
+const linux = process.platform === 'linux';
+
+function spawned(...args: Parameters<typeof spawnProcess>): TestProcess {
+  const p = spawnProcess(...args);
+  onTestFinished(async () => {
+    await p.close({ graceMs: 0 });
+  });
+  return p;
+}
+
+describe('SP-13 what the program is given', () => {
+  it('SP-13 a relative cwd is the same dir as on pipes', async () => {
+    const dir = join(testDir(), 'sub dir');
+    mkdirSync(dir);
+    const cwd = relative(process.cwd(), dir);
+    const p = spawned('pwd', [], { cwd, pty: true });
+    expect(await p.wait({ timeoutMs: 10_000 })).toMatchObject({ exitCode: 0 });
+    expect(p.screen().lines[0]).toBe(dir);
+  });
+
+  it("SP-13 the umask is the test process's now, not the one the spare helper started with", async () => {
+    await spawned('true', [], { pty: true }).wait({ timeoutMs: 10_000 }); // a spare starts
+    const before = process.umask(0o077);
+    onTestFinished(() => {
+      process.umask(before);
+    });
+    const p = spawned('sh', ['-c', 'umask'], { pty: true });
+    expect(await p.wait({ timeoutMs: 10_000 })).toMatchObject({ exitCode: 0 });
+    expect(p.screen().lines[0]).toBe('0077');
+  });
+
+  it('SP-13 a NUL in an argument or the env, and an env name execve cannot take, are refused', () => {
+    expect(() => spawnProcess('echo', ['a\0b', 'last'], { pty: true })).toThrow(InvalidOptionError);
+    expect(() => spawnProcess('echo', ['a\0b'], { pty: true })).toThrow(
+      /Argument 1 of spawnProcess\("echo"\) holds a NUL byte/,
+    );
+    for (const env of [{ V: 'x\0INJECTED=1' }, { '': 'x' }, { 'A=B': 'c' }]) {
+      expect(() => spawnProcess('echo', [], { pty: true, env })).toThrow(
+        /cannot be passed to a program on a PTY: a name must be non-empty without "=" or NUL/,
+      );
+    }
+  });
+
+  it('SP-13 a program that cannot be executed rejects wait() with a SpawnError, as on pipes', async () => {
+    const script = join(testDir(), 'bad-shebang');
+    writeFileSync(script, '#!/nonexistent/interpreter\necho never\n', { mode: 0o755 });
+    const p = spawned(script, [], { pty: true });
+    const error = await p.wait({ timeoutMs: 10_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SpawnError);
+    expect((error as Error).message).toBe(
+      `Could not start ${script} in ${process.cwd()}: spawn ${script} ENOENT`,
+    );
+    expect(p.running).toBe(false);
+  });
+});
+
+describe('SP-13 signals and ends', () => {
+  it('SP-13 kill() with a signal the program handles reaches the program; the helper stays', async () => {
+    const p = spawned(
+      python3(),
+      [
+        '-c',
+        'import signal, sys\nfor s in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):\n  signal.signal(s, lambda n, f: print("got", signal.Signals(n).name, flush=True))\nprint("ready", flush=True)\nsys.stdin.readline()\nprint("done")',
+      ],
+      { pty: true },
+    );
+    await p.waitForScreen('ready');
+    for (const signal of ['SIGUSR1', 'SIGUSR2', 'SIGALRM'] as const) {
+      expect(p.kill(signal)).toBe(true);
+      await p.waitForScreen(`got ${signal}`);
+    }
+    p.press('Enter');
+    expect(await p.wait({ timeoutMs: 10_000 })).toMatchObject({ exitCode: 0, signal: null });
+    expect(p.screen().lines).toContain('done');
+  });
+
+  it.skipIf(!linux)(
+    'SP-13 close() also ends a shell job in a group of its own that ignores SIGHUP and SIGTERM',
+    async () => {
+      const pidFile = join(testDir(), 'job.pid');
+      const p = spawned('bash', ['--norc', '--noprofile', '-i'], {
+        pty: true,
+        env: { PS1: 'PROMPT$ ' },
+        graceMs: 200,
+      });
+      await p.waitForScreen('PROMPT$');
+      p.type(`(trap '' HUP TERM; exec sleep 104) & echo $! > ${pidFile}\r`);
+      await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8')).toMatch(/^\d+\n$/), {
+        timeout: 10_000,
+      });
+      const job = Number(readFileSync(pidFile, 'utf8'));
+      onTestFinished(() => {
+        if (isAlive(job)) process.kill(job, 'SIGKILL');
+      });
+      await p.close();
+      await vi.waitFor(() => expect(isAlive(job)).toBe(false), { timeout: 10_000 });
+    },
+  );
+
+  it.skipIf(!linux)(
+    'SP-13 when the test process is killed with SIGKILL, a program still reading the terminal is hung up',
+    async () => {
+      const dir = testDir();
+      const pidFile = join(dir, 'cat.pid');
+      const script = `
+        const { spawnProcess } = await import(${JSON.stringify(DIST)});
+        const p = spawnProcess('sh', ['-c', 'echo $$ > ${pidFile}; exec cat'], { pty: true });
+        await p.waitForOutput(/never printed/, { timeoutMs: 60000 });
+      `;
+      const node = spawnTracked(process.execPath, ['--input-type=module', '-e', script]);
+      await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8')).toMatch(/^\d+\n$/), {
+        timeout: 10_000,
+      });
+      const cat = Number(readFileSync(pidFile, 'utf8'));
+      onTestFinished(() => {
+        if (isAlive(cat)) process.kill(cat, 'SIGKILL');
+      });
+      node.kill('SIGKILL');
+      await vi.waitFor(() => expect(isAlive(cat)).toBe(false), { timeout: 10_000 });
+    },
+  );
+});
+
+describe('SP-13 output at exit', () => {
+  it('SP-13 what the program wrote is read to the end even with drainMs 0 and a busy test process', async () => {
+    for (const size of [196_000, 500_000]) {
+      const p = spawnProcess(
+        python3(),
+        [
+          '-c',
+          `import sys, tty; tty.setraw(1); sys.stdout.buffer.write(b"x" * ${size}); sys.stdout.flush()`,
+        ],
+        { pty: true, drainMs: 0, tailBytes: 16 },
+      );
+      // Keep this event loop from reading for a while: the helper's writes to
+      // it block, and its drain deadline passes with the terminal still full.
+      const until = performance.now() + 800;
+      while (performance.now() < until) {
+        // busy
+      }
+      expect(await p.wait({ timeoutMs: 20_000 })).toMatchObject({ exitCode: 0 });
+      expect({ size, got: p.stdout.totalBytes }).toEqual({ size, got: size });
+      await p.close();
+    }
+  });
+
+  it.skipIf(!linux)(
+    'SP-13 an fd table too full to start the helper gives a SpawnError, not a crash',
+    () => {
+      const script = `
+        const { spawnProcess } = await import(${JSON.stringify(DIST)});
+        const { openSync, closeSync } = await import('node:fs');
+        process.on('uncaughtException', (e) => { console.log('UNCAUGHT ' + e.message); process.exit(3); });
+        const fds = [];
+        try { for (;;) fds.push(openSync('/dev/null', 'r')); } catch {}
+        for (let i = 0; i < 3; i++) closeSync(fds.pop());
+        const p = spawnProcess('echo', ['hi'], { pty: true });
+        const r = await p.wait({ timeoutMs: 5000 }).catch((e) => e.name + ' ' + e.code);
+        for (const fd of fds) closeSync(fd);
+        await new Promise((resolve) => setImmediate(resolve));
+        console.log(JSON.stringify(r));
+      `;
+      const r = spawnSync(
+        'sh',
+        ['-c', `ulimit -n 200 && exec "$0" --input-type=module -e "$1"`, process.execPath, script],
+        {
+          encoding: 'utf8',
+          timeout: 30_000,
+        },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toBe('SpawnError ERR_SHIMKIT_SPAWN');
+    },
+  );
+});
