@@ -205,6 +205,7 @@ def main():
     status = None
     exited_at = 0.0
     late = 0  # bytes read past DRAIN_MS
+    last_read = 0.0
 
     while tty_open or status is None:
         timeout = None
@@ -227,7 +228,7 @@ def main():
             readable, writable, _ = select.select(readers, writers, [], timeout)
         except InterruptedError:
             continue
-        if past_deadline and master not in readable:
+        if past_deadline and master not in readable and time.monotonic() - last_read >= QUIET_S:
             break  # the program's output is all read; a background holder had its DRAIN_MS
         if wake_r in readable:
             try:
@@ -251,6 +252,7 @@ def main():
             if data == b'':
                 tty_open = False
             elif data:
+                last_read = time.monotonic()
                 if past_deadline:
                     late += len(data)
                 if out_open:
