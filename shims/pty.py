@@ -139,15 +139,10 @@ def hang_up(master):
 def main():
     if os.getsid(0) != os.getpid():
         os.setsid()  # run by hand; from Node it already leads its own session
-    fields, control = read_launch()
-    cols, rows, drain_ms, keep = int(fields[0]), int(fields[1]), int(fields[2]), fields[3] == b'1'
-    umask, cwd, file, argc = int(fields[4]), fields[5], fields[6], int(fields[7])
-    argv = fields[8:8 + argc]
-    env = dict(item.split(b'=', 1) for item in fields[8 + argc:])
+    # All that needs no launch is done first: a spare helper has it done
+    # before it is used.
     master, slave = os.openpty()
-    set_size(slave, cols, rows)
     fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
-
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -170,6 +165,13 @@ def main():
 
     signal.signal(signal.SIGTERM, pass_on)
     signal.signal(signal.SIGHUP, pass_on)
+
+    fields, control = read_launch()
+    cols, rows, drain_ms, keep = int(fields[0]), int(fields[1]), int(fields[2]), fields[3] == b'1'
+    umask, cwd, file, argc = int(fields[4]), fields[5], fields[6], int(fields[7])
+    argv = fields[8:8 + argc]
+    env = dict(item.split(b'=', 1) for item in fields[8 + argc:])
+    set_size(slave, cols, rows)
 
     failed_r, failed_w = os.pipe()
     pid = os.fork()

@@ -32,6 +32,7 @@ interface HeadlessTerminal {
     };
   };
   write(data: string | Uint8Array, callback?: () => void): void;
+  input(data: string, wasUserInput?: boolean): void;
   resize(cols: number, rows: number): void;
   onData(listener: (data: string) => void): unknown;
   onBinary(listener: (data: string) => void): unknown;
@@ -73,10 +74,19 @@ export class TerminalScreen {
     this.#where = where;
     const Terminal = terminalClass();
     this.#terminal = Terminal
-      ? new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 })
+      ? new Terminal({
+          cols,
+          rows,
+          allowProposedApi: true,
+          scrollback: 1000,
+          scrollOnUserInput: false,
+        })
       : null;
-    this.#terminal?.onData(reply);
-    this.#terminal?.onBinary(reply);
+    const answer = (data: string) => {
+      if (data !== '') reply(data);
+    };
+    this.#terminal?.onData(answer);
+    this.#terminal?.onBinary(answer);
   }
 
   /** Whether a screen model is there (`@xterm/headless` is installed). */
@@ -94,6 +104,11 @@ export class TerminalScreen {
     const terminal = this.#terminal;
     if (!terminal) return;
     this.#pending += 1;
+    // xterm parses a write on a timer (~1 ms later in Node) unless it follows
+    // user input; an empty "input" marks it so, and it is parsed at once when
+    // nothing is queued. (Only latency depends on this: either way the
+    // callback below runs once the chunk is parsed.)
+    if (this.#pending === 1) terminal.input('', true);
     terminal.write(chunk, () => {
       this.#pending -= 1;
       for (const listener of [...this.#listeners]) listener();
