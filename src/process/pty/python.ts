@@ -75,8 +75,9 @@ export function spawnPythonPty(launch: PtyLaunch): ChildProcess {
   const python = launch.pty.python;
   const ready = spare;
   spare = undefined;
-  if (ready && !usable(ready, python)) discard(ready);
-  const child = ready && usable(ready, python) ? ready.child : startHelper(python).child;
+  const fits = ready !== undefined && usable(ready, python);
+  if (ready && !fits) discard(ready);
+  const child = ready && fits ? ready.child : startHelper(python).child;
   // EPIPE once the helper has exited; its exit is reported by the TestProcess.
   child.stdin?.on('error', () => {});
   const control = child.stdio?.[3] as (Writable & NodeJS.ReadableStream) | undefined;
@@ -92,7 +93,10 @@ export function spawnPythonPty(launch: PtyLaunch): ChildProcess {
   return child;
 }
 
-/** Node's umask now (reading it is a documentation-only deprecation, DEP0139, racy only against a change in another thread). */
+/**
+ * Node's umask now. (Reading it is a documentation-only deprecation,
+ * DEP0139: racy only against a change made in another thread.)
+ */
 function currentUmask(): number {
   return process.umask();
 }
