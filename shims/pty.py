@@ -29,7 +29,11 @@
 # program's exit code or by the program's signal. A background process that
 # keeps the terminal open is given DRAIN_MS after the program exits; past that
 # the terminal is still read while output keeps coming (what the program wrote
-# is in the kernel's buffers), up to 1 MiB more.
+# is in the kernel's buffers), up to 1 MiB more and 1 s more (the time spent
+# waiting for Node to read not counted). With no other process left in the
+# session (Linux: /proc) it waits for EIO: the kernel may hand over the last
+# bytes late on a loaded machine; for 5 s at most (a daemon that left the
+# session may hold the terminal).
 import _signal as signal  # not `signal`: its enum import is half of this helper's start
 import errno
 import fcntl
@@ -42,6 +46,8 @@ import time
 IDLE_S = 30
 QUIET_S = 0.05  # past DRAIN_MS: stop once the terminal is this quiet
 LATE_BYTES = 1 << 20  # past DRAIN_MS: read at most this much more
+LATE_S = 1.0  # past DRAIN_MS: and for at most this long (not counting waits for Node to read)
+ORPHAN_S = 5.0  # the same with no process left in the session (a daemon that setsid'd away may hold it)
 
 # The helper ignores (with a handler, which exec resets) every signal the
 # group kill or TestProcess.kill() may send, so that the program alone acts
@@ -119,6 +125,32 @@ def run_child(slave, master, failed, launch):
         code = error.errno or errno.EIO
         os.write(failed, str(code).encode())  # close-on-exec: its end is the exec's success
         os._exit(127 if code == errno.ENOENT else 126)
+
+
+def held_by_others():
+    """Whether a process other than this helper is left in its session, that may hold the terminal open.
+
+    Without one, the terminal's end (EIO) is sure to come once the kernel has
+    handed over the program's last bytes, which on a loaded machine can take
+    longer than any quiet period: so then only EIO ends the relay. Where
+    /proc cannot tell (not Linux), assume there is one.
+    """
+    me = os.getpid()
+    try:
+        entries = os.listdir('/proc')
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open('/proc/%s/stat' % entry, 'rb') as f:
+                fields = f.read().rsplit(b')', 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 3 and int(fields[3]) == me and fields[0] not in (b'Z', b'X'):
+            return True
+    return False
 
 
 def hang_up(master):
@@ -207,6 +239,7 @@ def main():
     status = None
     exited_at = 0.0
     late = 0  # bytes read past DRAIN_MS
+    late_s = 0.0  # time past DRAIN_MS, not counting waits for Node to read
     last_read = 0.0
 
     while tty_open or status is None:
@@ -216,7 +249,8 @@ def main():
             left = drain_ms / 1000 - (time.monotonic() - exited_at)
             past_deadline = left <= 0
             timeout = QUIET_S if past_deadline else left
-            if past_deadline and late > LATE_BYTES:
+            if past_deadline and (late_s > ORPHAN_S or (
+                    (late > LATE_BYTES or late_s > LATE_S) and held_by_others())):
                 break
         readers = [wake_r]
         if tty_open:
@@ -226,12 +260,16 @@ def main():
         if control_open:
             readers.append(3)
         writers = [master] if typed and tty_open else []
+        waited = time.monotonic()
         try:
             readable, writable, _ = select.select(readers, writers, [], timeout)
         except InterruptedError:
             continue
-        if past_deadline and master not in readable and time.monotonic() - last_read >= QUIET_S:
-            break  # the program's output is all read; a background holder had its DRAIN_MS
+        if past_deadline:
+            late_s += time.monotonic() - waited
+        quiet = time.monotonic() - last_read >= QUIET_S
+        if past_deadline and master not in readable and quiet and held_by_others():
+            break  # a background holder had its DRAIN_MS, and the program's output is read
         if wake_r in readable:
             try:
                 os.read(wake_r, 512)
@@ -262,6 +300,7 @@ def main():
                         write_all(1, data)
                     except BrokenPipeError:
                         out_open = False  # nobody reads: keep draining so the program never blocks
+                    last_read = time.monotonic()  # quiet counts from when Node took it
         if master in writable:
             try:
                 n = os.write(master, typed)
@@ -297,8 +336,9 @@ def main():
         except (ImportError, ValueError, OSError):
             pass
         signal.set_wakeup_fd(-1)
-        signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # their disposition cannot be set
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
         os.kill(os.getpid(), sig)
         os._exit(128 + sig)
     os._exit(os.waitstatus_to_exitcode(status) if hasattr(os, 'waitstatus_to_exitcode')

@@ -86,16 +86,16 @@ export function groupMembers(
   pgid: number,
   list: () => string[] | undefined = listProc,
   read: (path: string) => string | null | undefined = readProcFile,
-): { pid: number; state: string }[] | undefined {
+): { pid: number; state: string; start: number }[] | undefined {
   return members((stat) => stat.pgid === pgid, list, read);
 }
 
-/** The processes in session `sid` with their state letters, from /proc; undefined without /proc. */
+/** The processes in session `sid` with their state letters and start times, from /proc; undefined without /proc. */
 export function sessionMembers(
   sid: number,
   list: () => string[] | undefined = listProc,
   read: (path: string) => string | null | undefined = readProcFile,
-): { pid: number; state: string }[] | undefined {
+): { pid: number; state: string; start: number }[] | undefined {
   return members((stat) => stat.sid === sid, list, read);
 }
 
@@ -103,14 +103,16 @@ function members(
   belongs: (stat: ProcStat) => boolean,
   list: () => string[] | undefined,
   read: (path: string) => string | null | undefined,
-): { pid: number; state: string }[] | undefined {
+): { pid: number; state: string; start: number }[] | undefined {
   const entries = list();
   if (entries === undefined) return undefined;
-  const found: { pid: number; state: string }[] = [];
+  const found: { pid: number; state: string; start: number }[] = [];
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57 || entry.charCodeAt(0) < 48) continue; // not a pid
     const stat = readStat(entry, read);
-    if (stat && belongs(stat)) found.push({ pid: Number(entry), state: stat.state });
+    if (stat && belongs(stat)) {
+      found.push({ pid: Number(entry), state: stat.state, start: stat.start });
+    }
   }
   return found;
 }

@@ -37,9 +37,13 @@ export class ChildExit {
         hooks.onExit();
         resolve();
       });
-      child.once('error', (error) => {
-        // Emitted instead of 'exit' when the process never started.
-        if (this.#exit) return;
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        // Emitted instead of 'exit' when the process never started; or, for a
+        // PTY, by its helper after the exit it caused (on fd 3, read before
+        // the pipes close): the program could not be executed.
+        if (this.#error) return;
+        const lateSpawn = String(error.syscall ?? '').startsWith('spawn') && !this.#streamsClosed;
+        if (this.#exit && !lateSpawn) return;
         this.#error = new SpawnError(where.commandLine, where.cwd, error);
         hooks.onError();
         resolve();

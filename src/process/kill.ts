@@ -45,22 +45,49 @@ export function groupAlive(pid: number): boolean {
 
 /**
  * SIGKILL every live process left in session `sid` (Linux: /proc; elsewhere
- * nothing is read, so nothing is done). For a PTY process: a job an
- * interactive shell put in a group of its own, that ignored the SIGHUP.
- * Returns how many were signalled.
+ * nothing is read, so nothing is done): for a PTY process, a job an
+ * interactive shell put in a group of its own that ignored the SIGHUP.
+ * Members are stopped first, pass after pass until a pass finds none new
+ * (so none can fork away), then killed. Refuses a `sid` below 2 and this
+ * process's own session. `leaderStart` is the start time of the process that
+ * made the session: if a process with pid `sid` runs with another start time,
+ * the number was reused and nothing is killed; members that started before
+ * the leader are never ours and are left alone. Returns how many were killed.
  */
-export function killSession(sid: number): number {
-  let killed = 0;
-  for (const member of sessionMembers(sid) ?? []) {
-    if (isDeadState(member.state)) continue;
-    try {
-      process.kill(member.pid, 'SIGKILL');
-      killed += 1;
-    } catch {
-      // gone already, or not ours
+export function killSession(sid: number, leaderStart: number): number {
+  if (!Number.isInteger(sid) || sid < 2 || readStat('self')?.sid === sid) return 0;
+  const leader = readStat(sid);
+  if (leader && leader.start !== leaderStart) return 0;
+  const stopped = new Set<number>();
+  for (let pass = 0; pass < 1000; pass++) {
+    const fresh = (sessionMembers(sid) ?? []).filter(
+      (m) =>
+        !isDeadState(m.state) &&
+        !stopped.has(m.pid) &&
+        m.pid !== process.pid &&
+        m.start >= leaderStart,
+    );
+    if (fresh.length === 0) break;
+    for (const member of fresh) {
+      signalQuietly(member.pid, 'SIGSTOP');
+      stopped.add(member.pid);
     }
   }
-  return killed;
+  for (const pid of stopped) signalQuietly(pid, 'SIGKILL');
+  return stopped.size;
+}
+
+/** Whether a live process is left in session `sid` (Linux; false without /proc). */
+export function sessionAlive(sid: number): boolean {
+  return (sessionMembers(sid) ?? []).some((m) => !isDeadState(m.state));
+}
+
+function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone already, or not ours
+  }
 }
 
 /** State letter and process group of one process from /proc/<pid>/stat. */

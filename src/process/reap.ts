@@ -1,7 +1,14 @@
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordGroup } from '../internal/leftovers/registry.js';
 import { ProcessNotEndedError } from './errors.js';
-import { groupAlive, killSession, killTreeSync, signalGroup, taskkill } from './kill.js';
+import {
+  groupAlive,
+  killSession,
+  killTreeSync,
+  sessionAlive,
+  signalGroup,
+  taskkill,
+} from './kill.js';
 import { until } from './poll.js';
 
 const REAP_LIMIT_MS = 5000;
@@ -68,13 +75,13 @@ export async function endTree(
 export function killTreeOnExit(
   pid: number,
   platform: NodeJS.Platform,
-  session = false,
+  session?: { leaderStart: number },
 ): () => void {
   const unrecord = recordGroup(pid, platform);
   // taskkill is found through the test process's own SystemRoot, not the child's env.
   const forget = onProcessExit(() => {
     killTreeSync(pid, platform, process.env);
-    if (session) killSession(pid); // a PTY's: the jobs in groups of their own too
+    if (session && pid > 0) killSession(pid, session.leaderStart); // a PTY's: jobs in groups of their own
   });
   return () => {
     forget();
@@ -84,8 +91,10 @@ export function killTreeOnExit(
 
 /**
  * Whether the exit hook can go once the child exited: grandchildren may live
- * on in its group (POSIX), so it stays until they are gone.
+ * on in its group (POSIX), so it stays until they are gone; with `session`
+ * (a PTY's helper leads one), until the session is empty too.
  */
-export function treeGone(pid: number, platform: NodeJS.Platform): boolean {
-  return platform === 'win32' || !groupAlive(pid);
+export function treeGone(pid: number, platform: NodeJS.Platform, session = false): boolean {
+  if (platform === 'win32') return true;
+  return !groupAlive(pid) && !(session && sessionAlive(pid));
 }

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { describeValue, truncate } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { sweepOnce } from '../internal/leftovers/sweep.js';
+import { readStat } from '../internal/proc.js';
 import { formatCommand } from '../queue/format.js';
 import { ChildExit } from './exit.js';
 import {
@@ -30,6 +31,9 @@ import { ProcessStdin } from './stdin.js';
 import type { OutputSource, OutputStream, ProcessExit, WaitResult } from './types.js';
 
 export type { OutputSource, OutputStream, ProcessExit, WaitResult } from './types.js';
+
+/** The bound on reading a PTY helper's pipes after it exited (they close with it). */
+const PTY_PIPE_DRAIN_MS = 10_000;
 
 /**
  * A program under test, started by `spawnProcess()`: its own process group,
@@ -71,6 +75,8 @@ export class TestProcess {
   #untrack: () => void = () => {};
   #closing: Promise<ProcessExit> | undefined;
   readonly #pty: PtySession | undefined;
+  /** A PTY helper's start time (Linux), which names its session for the kill. */
+  #leaderStart = 0;
 
   /** @internal Use `spawnProcess()`. */
   static create(command: string, args: readonly string[], options: ResolvedSpawn): TestProcess {
@@ -91,6 +97,7 @@ export class TestProcess {
     const child = spawnChild(command, args, options);
     this.#child = child;
     this.pid = child.pid ?? 0;
+    if (options.pty && this.pid > 0) this.#leaderStart = readStat(this.pid)?.start ?? 0;
     this.#ended = new ChildExit(
       child,
       started,
@@ -98,7 +105,9 @@ export class TestProcess {
       {
         // Grandchildren may live on in the group; the exit hook stays until they are gone.
         onExit: () => {
-          if (treeGone(this.pid, options.platform)) this.#forgetExitHook();
+          if (treeGone(this.pid, options.platform, options.pty !== undefined)) {
+            this.#forgetExitHook();
+          }
         },
         onError: () => this.#forgetExitHook(),
       },
@@ -125,7 +134,11 @@ export class TestProcess {
     }
 
     if (this.pid !== 0 && !options.keep) {
-      this.#forgetExitHook = killTreeOnExit(this.pid, options.platform, options.pty !== undefined);
+      this.#forgetExitHook = killTreeOnExit(
+        this.pid,
+        options.platform,
+        options.pty ? { leaderStart: this.#leaderStart } : undefined,
+      );
     }
     if (options.sandbox && this.pid !== 0) this.#untrack = options.sandbox.track(this);
   }
@@ -244,7 +257,7 @@ export class TestProcess {
    */
   async wait(options?: { timeoutMs?: number }): Promise<WaitResult> {
     const { timeoutMs } = resolveWaitOptions(options, `${this.#label()}.wait()`);
-    const result = await this.#keepalive.during(this.#ended.wait(this.#options.drainMs, timeoutMs));
+    const result = await this.#keepalive.during(this.#ended.wait(this.#pipeDrainMs(), timeoutMs));
     if (!result.timedOut) await this.#pty?.screen.flushed(); // screen() shows every byte read
     return result;
   }
@@ -388,7 +401,7 @@ export class TestProcess {
       await endTree(tree, this.#options.platform, graceMs);
       // On a PTY the helper leads a session: a job in a group of its own that
       // outlived the SIGHUP is in it still.
-      if (this.#options.pty) killSession(this.pid);
+      if (this.#options.pty && this.pid > 0) killSession(this.pid, this.#leaderStart);
       await this.#afterOutput();
       await this.#pty?.screen.flushed();
     } finally {
@@ -404,9 +417,21 @@ export class TestProcess {
     return this.#ended.result();
   }
 
+  /**
+   * How long after exit to wait for the pipes to close. On a PTY only the
+   * helper writes to them, and it exits after the terminal's last byte (it
+   * gave a background holder `drainMs` itself), so what is in them is the
+   * program's output: wait for all of it (bounded, in case of a bug).
+   */
+  #pipeDrainMs(): number {
+    return this.#options.pty
+      ? Math.max(this.#options.drainMs, PTY_PIPE_DRAIN_MS)
+      : this.#options.drainMs;
+  }
+
   /** Exit (or spawn failure), then the drain. */
   #afterOutput(): Promise<void> {
-    return this.#ended.afterOutput(this.#options.drainMs);
+    return this.#ended.afterOutput(this.#pipeDrainMs());
   }
 
   /** @internal Throws unless input can reach the process now; `what` names the caller. */

@@ -29,8 +29,11 @@ export interface ResolvedPty {
   python: string;
 }
 
-/** The largest size accepted, in columns and in rows (what the kernel's winsize holds is 65535). */
-export const MAX_PTY_SIZE = 10_000;
+/**
+ * The largest size accepted, in columns and in rows: the screen model keeps
+ * every cell (10,000 × 10,000 took 1.3 GB), and no terminal is that big.
+ */
+export const MAX_PTY_SIZE = 1000;
 
 /** How the environment is probed; tests pass their own. */
 export interface PtyProbe {

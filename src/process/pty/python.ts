@@ -137,6 +137,11 @@ function discard(ready: Spare): void {
   }
 }
 
+/** A zombie, a dead process, or one stopped (by a signal or a tracer) cannot take a launch. */
+function unfit(state: string): boolean {
+  return isDeadState(state) || state === 'T' || state === 't';
+}
+
 function usable(ready: Spare, python: string): boolean {
   const { child } = ready;
   return (
@@ -146,8 +151,8 @@ function usable(ready: Spare, python: string): boolean {
     child.pid !== undefined &&
     child.exitCode === null &&
     child.signalCode === null &&
-    // Killed, but its exit not seen by Node yet (Linux; elsewhere no /proc to ask).
-    !isDeadState(readStat(child.pid)?.state ?? 'R')
+    // Killed (or stopped), its exit not seen by Node yet (Linux; elsewhere no /proc to ask).
+    !unfit(readStat(child.pid)?.state ?? 'R')
   );
 }
 

@@ -4,7 +4,7 @@
 // with SIGKILL, shell jobs that ignore SIGHUP, a umask changed after the
 // spare started, and a program that cannot be executed.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -18,6 +18,46 @@ import { isAlive, python3, spawnTracked, testDir } from '../../helpers/index.js'
 
 const DIST = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
 const linux = process.platform === 'linux';
+
+/** State letter of a process, from /proc. */
+function stateOf(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] as string;
+}
+
+/** Live members of session `sid`, from /proc. */
+function sessionOf(sid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(fields[3]) === sid && fields[0] !== 'Z' && fields[0] !== 'X';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** This process's children that run shims/pty.py and have no program: spares. */
+function childHelpers(): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+        const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim();
+        return ppid === process.pid && cmdline.includes('shims/pty.py') && children === '';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
 
 function spawned(...args: Parameters<typeof spawnProcess>): TestProcess {
   const p = spawnProcess(...args);
@@ -140,6 +180,108 @@ describe('SP-13 signals and ends', () => {
   );
 });
 
+describe('SP-13 a second review', () => {
+  it('SP-13 a program killed by SIGKILL reports SIGKILL, as on pipes', async () => {
+    const p = spawned('sh', ['-c', 'kill -9 $$'], { pty: true });
+    expect(await p.wait({ timeoutMs: 10_000 })).toMatchObject({
+      exitCode: null,
+      signal: 'SIGKILL',
+    });
+    expect(p.output()).toBe('');
+  });
+
+  it('SP-13 an exec failure is a SpawnError every time, though the helper exits before Node reads why', async () => {
+    const script = join(testDir(), 'bad-shebang');
+    writeFileSync(script, '#!/missing/interpreter\n', { mode: 0o755 });
+    const outcomes = new Set<string>();
+    for (let run = 0; run < 60; run++) {
+      const p = spawnProcess(script, [], { pty: true });
+      outcomes.add(
+        await p.wait({ timeoutMs: 10_000 }).then(
+          (r) => JSON.stringify(r),
+          (e: Error) => e.name,
+        ),
+      );
+      await p.close();
+    }
+    expect([...outcomes]).toEqual(['SpawnError']);
+  });
+
+  it('SP-13 a background process that writes on and on is cut off after drainMs and about 1 s more', async () => {
+    const p = spawned('sh', ['-c', '(while :; do echo tick; sleep 0.02; done) & echo main'], {
+      pty: true,
+      drainMs: 300,
+    });
+    // A hang detector, not a speed check: without the cap this took ~70 minutes.
+    expect(await p.wait({ timeoutMs: 20_000 })).toMatchObject({ timedOut: false, exitCode: 0 });
+    expect(p.output()).toContain('main');
+  });
+
+  it.skipIf(!linux)('SP-13 a stopped spare is not used', async () => {
+    await spawned('true', [], { pty: true }).wait({ timeoutMs: 10_000 });
+    const spare = await vi.waitFor(
+      () => {
+        const found = childHelpers();
+        expect(found).toHaveLength(1);
+        return found[0] as number;
+      },
+      { timeout: 10_000 },
+    );
+    process.kill(spare, 'SIGSTOP');
+    await vi.waitFor(() => expect(stateOf(spare)).toBe('T'));
+    const p = spawned('sh', ['-c', 'echo fine'], { pty: true });
+    expect(p.pid).not.toBe(spare);
+    expect(await p.wait({ timeoutMs: 10_000 })).toMatchObject({ exitCode: 0 });
+    expect(isAlive(spare)).toBe(false); // killed, not left stopped
+  });
+
+  it.skipIf(!linux)(
+    'SP-13 close() ends a job that keeps forking new processes into the session',
+    async () => {
+      const p = spawned('bash', ['--norc', '--noprofile', '-i'], {
+        pty: true,
+        env: { PS1: 'PROMPT$ ' },
+        graceMs: 200,
+      });
+      await p.waitForScreen('PROMPT$');
+      p.type(
+        `trap "" HUP TERM; (trap "" HUP TERM; while :; do sleep 4321 & sleep 0.003; done) &\r`,
+      );
+      await vi.waitFor(() => expect(sessionOf(p.pid).length).toBeGreaterThan(3), {
+        timeout: 10_000,
+      });
+      const sid = p.pid;
+      await p.close();
+      await vi.waitFor(() => expect(sessionOf(sid)).toEqual([]), { timeout: 10_000 });
+    },
+  );
+
+  it.skipIf(!linux)(
+    'SP-13 a test process that exits without close() still ends a job left in the session',
+    async () => {
+      const pidFile = join(testDir(), 'job.pid');
+      const script = `
+        const { spawnProcess } = await import(${JSON.stringify(DIST)});
+        const p = spawnProcess('bash', ['--norc', '--noprofile', '-i'], { pty: true, env: { PS1: 'PROMPT$ ' } });
+        await p.waitForScreen('PROMPT$');
+        p.type('trap "" HUP; sleep 1234 & echo $! > ${pidFile}; exit\\r');
+        await p.wait({ timeoutMs: 10000 });
+      `;
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const job = Number(readFileSync(pidFile, 'utf8'));
+      onTestFinished(() => {
+        if (isAlive(job)) process.kill(job, 'SIGKILL');
+      });
+      await vi.waitFor(() => expect(isAlive(job)).toBe(false), { timeout: 10_000 });
+    },
+  );
+});
+
 describe('SP-13 output at exit', () => {
   it('SP-13 what the program wrote is read to the end even with drainMs 0 and a busy test process', async () => {
     for (const size of [196_000, 500_000]) {
@@ -177,7 +319,13 @@ describe('SP-13 output at exit', () => {
         const r = await p.wait({ timeoutMs: 5000 }).catch((e) => e.name + ' ' + e.code);
         for (const fd of fds) closeSync(fd);
         await new Promise((resolve) => setImmediate(resolve));
-        console.log(JSON.stringify(r));
+        // close() of a process that never started signals nothing (pid 0: never the session 0).
+        const kills = [];
+        const kill = process.kill;
+        process.kill = (pid, signal) => { kills.push([pid, signal]); return true; };
+        await p.close();
+        process.kill = kill;
+        console.log(JSON.stringify({ r, pid: p.pid, kills }));
       `;
       const r = spawnSync(
         'sh',
@@ -189,7 +337,11 @@ describe('SP-13 output at exit', () => {
       );
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
-      expect(JSON.parse(r.stdout)).toBe('SpawnError ERR_SHIMKIT_SPAWN');
+      expect(JSON.parse(r.stdout)).toEqual({
+        r: 'SpawnError ERR_SHIMKIT_SPAWN',
+        pid: 0,
+        kills: [],
+      });
     },
   );
 });

@@ -264,7 +264,7 @@ describe('SP-13 diagnostics', () => {
 
   it('SP-13 bad pty options are refused when given', () => {
     expect(() => spawnProcess('cat', [], { pty: { cols: 0 } })).toThrow(
-      'Expected the `pty.cols` option of spawnProcess("cat") to be an integer from 1 to 10000, got 0 (number).',
+      'Expected the `pty.cols` option of spawnProcess("cat") to be an integer from 1 to 1000, got 0 (number).',
     );
     expect(() => spawnProcess('cat', [], { pty: { rows: 24, colls: 80 } as never })).toThrow(
       /Unknown option `colls`.*Did you mean `cols`\?/,

@@ -67,7 +67,7 @@ describe('SP-13 backend and size', () => {
     });
     expect(resolvePty({ cols: 132 }, where, linux)).toMatchObject({ cols: 132, rows: 24 });
     expect(() => resolvePty({ rows: 1.5 }, where, linux)).toThrow(
-      'Expected the `pty.rows` option of spawnProcess("tui") to be an integer from 1 to 10000, got 1.5 (number).',
+      'Expected the `pty.rows` option of spawnProcess("tui") to be an integer from 1 to 1000, got 1.5 (number).',
     );
     expect(() => resolvePty(null, where, linux)).toThrow(
       /to be true or \{ cols, rows \}, got null/,
