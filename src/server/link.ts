@@ -61,6 +61,10 @@ export class ServerLink {
     );
     this.#exited = new Promise<void>((resolve) => {
       this.#worker.once('exit', (code) => {
+        // What the worker posted before it exited comes first: a listen error
+        // is posted just before the worker's loop empties, and its 'exit' can
+        // reach this thread before the message does.
+        this.drain();
         if (!this.#stopping) {
           this.#fail(
             new ServerWorkerError(
