@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { PtyUnavailableError } from '../../../src/index.js';
+import { killSession } from '../../../src/process/kill.js';
 import { resolveSpawn } from '../../../src/process/options.js';
 import { keyBytes } from '../../../src/process/pty/keys.js';
 import { findPython, resolvePty } from '../../../src/process/pty/options.js';
@@ -108,5 +110,22 @@ describe('SP-13 backend and size', () => {
     expect(at({ pty: true })).toBe('xterm-256color');
     expect(at({ pty: true, env: { TERM: 'vt100' } })).toBe('vt100');
     expect(at({ pty: false })).toBe(process.env.TERM);
+  });
+});
+
+describe("SP-13 the session kill refuses what is not a PTY helper's session", () => {
+  it("SP-13 pid 0, pid 1, this process's own session and a reused leader pid signal nothing", () => {
+    // process.kill is replaced for the test: were a guard broken, nothing real is signalled.
+    const kill = vi.spyOn(process, 'kill').mockImplementation(() => true);
+    onTestFinished(() => kill.mockRestore());
+    const ownSid = Number(readFileSync('/proc/self/stat', 'latin1').split(') ')[1]?.split(' ')[3]);
+    expect(killSession(0, 0)).toBe(0);
+    expect(killSession(1, 0)).toBe(0);
+    if (process.platform === 'linux') {
+      expect(killSession(ownSid, 0)).toBe(0);
+      // A process runs with that number, started at another time: the number was reused.
+      expect(killSession(process.ppid, 1)).toBe(0);
+    }
+    expect(kill).not.toHaveBeenCalled();
   });
 });
