@@ -4,68 +4,16 @@
 // with SIGKILL, shell jobs that ignore SIGHUP, a umask changed after the
 // spare started, and a program that cannot be executed.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import {
-  InvalidOptionError,
-  SpawnError,
-  spawnProcess,
-  type TestProcess,
-} from '../../../src/index.js';
+import { InvalidOptionError, SpawnError, spawnProcess } from '../../../src/index.js';
 import { isAlive, python3, spawnTracked, testDir } from '../../helpers/index.js';
+import { sessionOf, spawned, stateOf, theSpare } from '../../helpers/pty.js';
 
 const DIST = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
 const linux = process.platform === 'linux';
-
-/** State letter of a process, from /proc. */
-function stateOf(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] as string;
-}
-
-/** Live members of session `sid`, from /proc. */
-function sessionOf(sid: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return Number(fields[3]) === sid && fields[0] !== 'Z' && fields[0] !== 'X';
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-/** This process's children that run shims/pty.py and have no program: spares. */
-function childHelpers(): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
-        const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim();
-        return ppid === process.pid && cmdline.includes('shims/pty.py') && children === '';
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-function spawned(...args: Parameters<typeof spawnProcess>): TestProcess {
-  const p = spawnProcess(...args);
-  onTestFinished(async () => {
-    await p.close({ graceMs: 0 });
-  });
-  return p;
-}
 
 describe('SP-13 what the program is given', () => {
   it('SP-13 a relative cwd is the same dir as on pipes', async () => {
@@ -219,14 +167,7 @@ describe('SP-13 a second review', () => {
 
   it.skipIf(!linux)('SP-13 a stopped spare is not used', async () => {
     await spawned('true', [], { pty: true }).wait({ timeoutMs: 10_000 });
-    const spare = await vi.waitFor(
-      () => {
-        const found = childHelpers();
-        expect(found).toHaveLength(1);
-        return found[0] as number;
-      },
-      { timeout: 10_000 },
-    );
+    const spare = await theSpare();
     process.kill(spare, 'SIGSTOP');
     await vi.waitFor(() => expect(stateOf(spare)).toBe('T'));
     const p = spawned('sh', ['-c', 'echo fine'], { pty: true });

@@ -7,14 +7,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import {
-  createSandbox,
-  spawnProcess,
-  type TestProcess,
-  type TestSandbox,
-} from '../../../src/index.js';
+import { createSandbox, type TestProcess, type TestSandbox } from '../../../src/index.js';
 import { commandPath } from '../../helpers/fast-path.js';
 import { testDir } from '../../helpers/index.js';
+import { spawned } from '../../helpers/pty.js';
 
 const tools = Object.fromEntries(
   ['tmux', 'less', 'vim', 'ssh-keygen'].map((name) => [name, commandPath(name)]),
@@ -25,14 +21,6 @@ for (const [name, path] of Object.entries(tools)) {
       `SKIPPED the SP-13 ${name} test: ${name} is not installed (CI installs it; apt-get install ${name === 'ssh-keygen' ? 'openssh-client' : name}).`,
     );
   }
-}
-
-function spawned(...args: Parameters<typeof spawnProcess>): TestProcess {
-  const p = spawnProcess(...args);
-  onTestFinished(async () => {
-    await p.close({ graceMs: 0 });
-  });
-  return p;
 }
 
 function sandbox(): TestSandbox {

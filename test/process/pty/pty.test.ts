@@ -6,21 +6,13 @@ import {
   createSandbox,
   NotATerminalError,
   spawnProcess,
-  type TestProcess,
   WaitTimeoutError,
 } from '../../../src/index.js';
 import { isAlive, python3, testDir } from '../../helpers/index.js';
+import { spawned } from '../../helpers/pty.js';
 
 const KEYS = fileURLToPath(new URL('../../fixtures/pty-keys.py', import.meta.url));
 const QUERY = fileURLToPath(new URL('../../fixtures/pty-query.py', import.meta.url));
-
-function spawned(...args: Parameters<typeof spawnProcess>): TestProcess {
-  const p = spawnProcess(...args);
-  onTestFinished(async () => {
-    await p.close({ graceMs: 0 });
-  });
-  return p;
-}
 
 function sandbox() {
   const sb = createSandbox();

@@ -2,39 +2,12 @@
 // start is most of what a PTY costs). It must be used when it can be, never
 // when it cannot, and never keep Node alive or outlive the test process.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { spawnProcess, type TestProcess } from '../../../src/index.js';
+import { describe, expect, it, vi } from 'vitest';
 import { isAlive } from '../../helpers/index.js';
+import { spawned, theSpare } from '../../helpers/pty.js';
 
 const DIST = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
-
-/** The pids of this process's children running shims/pty.py that have no program yet. */
-function spares(parent = process.pid): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
-        const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim();
-        return ppid === parent && cmdline.includes('shims/pty.py') && children === '';
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-function spawned(...args: Parameters<typeof spawnProcess>): TestProcess {
-  const p = spawnProcess(...args);
-  onTestFinished(async () => {
-    await p.close({ graceMs: 0 });
-  });
-  return p;
-}
 
 describe('SP-13 the spare PTY helper', () => {
   it.skipIf(process.platform !== 'linux')(
@@ -42,14 +15,7 @@ describe('SP-13 the spare PTY helper', () => {
     async () => {
       const first = spawned('true', [], { pty: true });
       await first.wait({ timeoutMs: 10_000 });
-      const spare = await vi.waitFor(
-        () => {
-          const found = spares();
-          expect(found).toHaveLength(1);
-          return found[0] as number;
-        },
-        { timeout: 10_000 },
-      );
+      const spare = await theSpare();
       const second = spawned('sh', ['-c', 'echo "in $PPID"'], { pty: true });
       expect(second.pid).toBe(spare);
       await second.waitForScreen(`in ${spare}`);
@@ -60,14 +26,7 @@ describe('SP-13 the spare PTY helper', () => {
     'SP-13 a spare killed before use is not used (its exit not yet seen by Node)',
     async () => {
       await spawned('true', [], { pty: true }).wait({ timeoutMs: 10_000 });
-      const spare = await vi.waitFor(
-        () => {
-          const found = spares();
-          expect(found).toHaveLength(1);
-          return found[0] as number;
-        },
-        { timeout: 10_000 },
-      );
+      const spare = await theSpare();
       process.kill(spare, 'SIGKILL');
       await vi.waitFor(() => expect(isAlive(spare)).toBe(false));
       const p = spawned('sh', ['-c', 'echo fine'], { pty: true }); // synchronously: before Node reaps it
