@@ -4,6 +4,7 @@ import { WaitTimeoutError } from '../internal/errors.js';
 import type { Matcher } from './options.js';
 import { ByteTail, TextWindow, utf8Decoder } from './tail.js';
 import type { OutputSource, OutputStream } from './types.js';
+import { waitForMatch } from './wait-match.js';
 
 /**
  * The output of one TestProcess: a bounded byte tail per stream, and decoded
@@ -60,36 +61,22 @@ export class ProcessOutput {
     endedError: (what: string, stream: OutputSource) => Error,
   ): Promise<RegExpExecArray> {
     const window = this.windows[stream];
-    const found = matcher(window.text);
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const finish = (error?: Error, match?: RegExpExecArray) => {
-        clearTimeout(timer);
-        this.#listeners.delete(onOutput);
-        if (error) reject(error);
-        else resolve(match as RegExpExecArray);
-      };
-      const onOutput = (source: OutputSource) => {
-        if (stream !== 'all' && source !== stream) return;
-        const match = matcher(window.text);
-        if (match) finish(undefined, match);
-      };
-      const timer = setTimeout(
-        () =>
-          finish(
-            new WaitTimeoutError(
-              `${where}: no output matched ${String(pattern)} within ${timeoutMs} ms. ${this.tailText(stream)}`,
-            ),
-          ),
-        timeoutMs,
-      );
-      this.#listeners.add(onOutput);
-      ended().then(() => {
-        if (!this.#listeners.has(onOutput)) return;
-        const match = matcher(window.text);
-        if (match) return finish(undefined, match);
-        finish(endedError(`before its output matched ${String(pattern)}`, stream));
-      });
+    return waitForMatch({
+      look: () => matcher(window.text),
+      subscribe: (check) => {
+        const onOutput = (source: OutputSource) => {
+          if (stream === 'all' || source === stream) check();
+        };
+        this.#listeners.add(onOutput);
+        return () => this.#listeners.delete(onOutput);
+      },
+      timeoutMs,
+      timeoutError: () =>
+        new WaitTimeoutError(
+          `${where}: no output matched ${String(pattern)} within ${timeoutMs} ms. ${this.tailText(stream)}`,
+        ),
+      ended,
+      endedError: () => endedError(`before its output matched ${String(pattern)}`, stream),
     });
   }
 

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { WaitTimeoutError } from '../../internal/errors.js';
 import type { Matcher } from '../options.js';
+import { waitForMatch } from '../wait-match.js';
 import { PtyUnavailableError } from './errors.js';
 
 /** What a terminal shows: its rows as text and where the cursor is, 0-based. */
@@ -155,40 +156,20 @@ export class TerminalScreen {
   ): Promise<RegExpExecArray> {
     const where = `${this.#where}.waitForScreen()`;
     this.#require('waitForScreen()');
-    const look = () => matcher(this.snapshot('waitForScreen()').lines.join('\n'));
-    const found = look();
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const finish = (error?: Error, match?: RegExpExecArray) => {
-        clearTimeout(timer);
-        this.#listeners.delete(onParsed);
-        if (error) reject(error);
-        else resolve(match as RegExpExecArray);
-      };
-      const onParsed = () => {
-        const match = look();
-        if (match) finish(undefined, match);
-      };
-      const timer = setTimeout(
-        () =>
-          finish(
-            new WaitTimeoutError(
-              `${where}: the screen did not show ${String(pattern)} within ${timeoutMs} ms. ${this.describe()}`,
-            ),
-          ),
-        timeoutMs,
-      );
-      this.#listeners.add(onParsed);
-      ended()
-        .then(() => this.flushed())
-        .then(() => {
-          if (!this.#listeners.has(onParsed)) return;
-          const match = look();
-          if (match) return finish(undefined, match);
-          finish(
-            endedError(`before its screen showed ${String(pattern)}. ${this.describe().trimEnd()}`),
-          );
-        });
+    return waitForMatch({
+      look: () => matcher(this.snapshot('waitForScreen()').lines.join('\n')),
+      subscribe: (check) => {
+        this.#listeners.add(check);
+        return () => this.#listeners.delete(check);
+      },
+      timeoutMs,
+      timeoutError: () =>
+        new WaitTimeoutError(
+          `${where}: the screen did not show ${String(pattern)} within ${timeoutMs} ms. ${this.describe()}`,
+        ),
+      ended: () => ended().then(() => this.flushed()),
+      endedError: () =>
+        endedError(`before its screen showed ${String(pattern)}. ${this.describe().trimEnd()}`),
     });
   }
 
