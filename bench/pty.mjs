@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnProcess } from 'shimkit';
-import { median, round } from './lib.mjs';
+import { pairedAsync, round } from './lib.mjs';
 
 async function firstScreen(command, args, pty) {
   const start = performance.now();
@@ -20,21 +20,16 @@ async function firstScreen(command, args, pty) {
 }
 
 async function paired(rounds, command, args) {
-  const times = { pipe: [], pty: [] };
-  const ratios = [];
   await firstScreen(command, args, true); // warm-up: loads the emulator once
-  for (let r = 0; r < rounds; r++) {
-    const got = {};
-    for (const kind of r % 2 === 0 ? ['pipe', 'pty'] : ['pty', 'pipe']) {
-      got[kind] = await firstScreen(command, args, kind === 'pty');
-      times[kind].push(got[kind]);
-    }
-    ratios.push(got.pty / got.pipe);
-  }
+  const m = await pairedAsync(
+    rounds,
+    () => firstScreen(command, args, false),
+    () => firstScreen(command, args, true),
+  );
   return {
-    pipeMs: round(median(times.pipe), 2),
-    spawnMs: round(median(times.pty), 2),
-    ratioToPipe: round(median(ratios)),
+    pipeMs: round(m.baselineMedianMs, 2),
+    spawnMs: round(m.subjectMedianMs, 2),
+    ratioToPipe: round(m.ratio),
   };
 }
 
