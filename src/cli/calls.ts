@@ -3,8 +3,8 @@ import { parseArgs, positionals } from './args.js';
 import type { Command } from './command.js';
 import { ExitCode } from './exit-codes.js';
 import { commandModule } from './run.js';
-import { firstPositional, isServerDir } from './server-dir.js';
-import { serverForms } from './server-flags.js';
+import { firstPositional, isServerDir } from './server/dir.js';
+import { serverForms } from './server/forms.js';
 import { plural, shQuote } from './words.js';
 
 /** The mocks a command names (all of the dir's when none is named). */

@@ -4,8 +4,9 @@ import type { Command } from './command.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { jsonFlagSource } from './json-flag.js';
 import { commandModule } from './run.js';
-import { firstPositional, isServerDir } from './server-dir.js';
-import { SERVER_ENQUEUE_FLAGS, serverForms } from './server-flags.js';
+import { firstPositional, isServerDir } from './server/dir.js';
+import { SERVER_ENQUEUE_FLAGS } from './server/flags.js';
+import { serverForms } from './server/forms.js';
 
 const FLAGS = {
   stdout: { kind: 'value', value: 'TEXT' },

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { controlAddress, firstPositional } from '../../src/cli/server-dir.js';
-import { RESPONSE_FLAGS } from '../../src/cli/server-flags.js';
+import { controlAddress, firstPositional } from '../../src/cli/server/dir.js';
+import { RESPONSE_FLAGS } from '../../src/cli/server/flags.js';
 
 describe('the server dir of shimkit serve (HT-10)', () => {
   it('HT-10 the control address: D/control.sock, or on Windows a named pipe named for the dir (its case ignored)', () => {

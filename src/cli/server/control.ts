@@ -2,8 +2,8 @@ import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { basename, dirname } from 'node:path';
 import { InvalidOptionError, InvalidResponseError, ShimkitError } from 'shimkit';
-import { controlAddress, isAlive, readServerInfo } from './server-dir.js';
-import { shQuote } from './words.js';
+import { shQuote } from '../words.js';
+import { controlAddress, isAlive, readServerInfo } from './dir.js';
 
 /**
  * The control channel of `shimkit serve` (design §9): a Unix socket

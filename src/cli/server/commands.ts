@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ShimkitError } from 'shimkit';
-import { parseArgs, positionals } from './args.js';
-import type { Command } from './command.js';
-import { ExitCode, UsageError } from './exit-codes.js';
-import { commandModule } from './run.js';
-import { ask } from './server-control.js';
-import { isAlive, ownServerDir, readServerInfo, SERVER_JSON, serverDir } from './server-dir.js';
-import { RESPONSE_FLAGS, SERVER_ENQUEUE_FLAGS } from './server-flags.js';
-import { requestsCommand, serverVerifyCommand } from './server-log.js';
-import { buildServerResponse, RESPONSE_FLAGS_HELP, readJsonFlag } from './server-responses.js';
+import { parseArgs, positionals } from '../args.js';
+import type { Command } from '../command.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import { commandModule } from '../run.js';
+import { ask } from './control.js';
+import { isAlive, ownServerDir, readServerInfo, SERVER_JSON, serverDir } from './dir.js';
+import { RESPONSE_FLAGS, SERVER_ENQUEUE_FLAGS } from './flags.js';
+import { requestsCommand, serverVerifyCommand } from './log.js';
+import { buildServerResponse, RESPONSE_FLAGS_HELP, readJsonFlag } from './responses.js';
 
 /**
  * The commands that talk to a running `shimkit serve` through its dir:

@@ -6,7 +6,7 @@ import {
   ShimkitError,
   UnusedResponsesError,
 } from 'shimkit';
-import type { ControlRequest } from './server-control.js';
+import type { ControlRequest } from './control.js';
 
 /**
  * What `shimkit serve` does with each control request: the MockServer's

@@ -7,22 +7,22 @@ import {
   ShimkitError,
   UnusedResponsesError,
 } from 'shimkit';
-import { type Parsed, parseArgs, positionals } from './args.js';
-import type { Command } from './command.js';
-import { ExitCode, UsageError } from './exit-codes.js';
-import { commandModule } from './run.js';
-import { claimServerDir, type DirClaim, SERVER_LOCK } from './serve-claim.js';
-import { detach, NOTIFY_VAR, type ServeSettings } from './serve-detach.js';
-import { listenControl } from './server-control.js';
+import { type Parsed, parseArgs, positionals } from '../args.js';
+import type { Command } from '../command.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import { commandModule } from '../run.js';
+import { shQuote } from '../words.js';
+import { claimServerDir, type DirClaim, SERVER_LOCK } from './claim.js';
+import { listenControl } from './control.js';
+import { detach, NOTIFY_VAR, type ServeSettings } from './detach.js';
 import {
   assertFreeDir,
   ownServerDir,
   readServerInfo,
   SERVER_JSON,
   type ServerInfo,
-} from './server-dir.js';
-import { controlHandler } from './server-host.js';
-import { shQuote } from './words.js';
+} from './dir.js';
+import { controlHandler } from './host.js';
 
 /** How often the server checks that its dir is still there. */
 const DIR_CHECK_MS = 500;

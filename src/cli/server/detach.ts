@@ -3,8 +3,8 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ShimkitError } from 'shimkit';
-import { ExitCode } from './exit-codes.js';
-import { assertFreeDir, ownServerDir, SERVER_LOG } from './server-dir.js';
+import { ExitCode } from '../exit-codes.js';
+import { assertFreeDir, ownServerDir, SERVER_LOG } from './dir.js';
 
 export interface ServeSettings {
   dir: string;

@@ -1,8 +1,8 @@
 import { linkSync, lstatSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ShimkitError } from 'shimkit';
-import { isAlive } from './server-dir.js';
-import { shQuote } from './words.js';
+import { shQuote } from '../words.js';
+import { isAlive } from './dir.js';
 
 /**
  * The exclusive claim of a `shimkit serve` on its dir (HT-10): the file

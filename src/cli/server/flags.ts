@@ -1,4 +1,4 @@
-import type { FlagSpecs } from './args.js';
+import type { FlagSpecs } from '../args.js';
 
 /**
  * The response flags of `shimkit expect` and `shimkit enqueue` on a server
@@ -26,14 +26,3 @@ export const SERVER_ENQUEUE_FLAGS: FlagSpecs = {
   optional: { kind: 'switch' },
   ...RESPONSE_FLAGS,
 };
-
-/**
- * The server forms of `enqueue` and `verify` (dist/cli/server.js), loaded
- * only for a server dir: a mock's `shimkit enqueue` stays as small as it was.
- */
-export async function serverForms(): Promise<typeof import('./server.js')['serverForms']> {
-  const module = (await import(
-    new URL('./server.js', import.meta.url).href
-  )) as typeof import('./server.js');
-  return module.serverForms;
-}

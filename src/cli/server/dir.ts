@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ShimkitError } from 'shimkit';
-import { type FlagSpecs, type Parsed, positionals } from './args.js';
-import { shQuote } from './words.js';
+import { type FlagSpecs, type Parsed, positionals } from '../args.js';
+import { shQuote } from '../words.js';
 
 /**
  * The dir of a `shimkit serve` (design §9): `server.json` {url, pid,

@@ -1,13 +1,13 @@
-import { parseArgs } from './args.js';
-import type { Command } from './command.js';
-import { ExitCode } from './exit-codes.js';
-import { ask } from './server-control.js';
-import { serverDir } from './server-dir.js';
-import { plural, shQuote } from './words.js';
+import { parseArgs } from '../args.js';
+import type { Command } from '../command.js';
+import { ExitCode } from '../exit-codes.js';
+import { plural, shQuote } from '../words.js';
+import { ask } from './control.js';
+import { serverDir } from './dir.js';
 
 /** What a running `shimkit serve` got: `shimkit requests D`, and `shimkit verify D` on a server dir. */
 
-/** A log entry as `requests --json` prints it (server-host.ts `requestJson`). */
+/** A log entry as `requests --json` prints it (host.ts `requestJson`). */
 interface RequestJson {
   seq: number;
   method: string;

@@ -1,8 +1,8 @@
 import { type MockServerResponse, reply, sse } from 'shimkit';
-import { milliseconds, type Parsed } from './args.js';
-import { UsageError } from './exit-codes.js';
-import { jsonFlagSource } from './json-flag.js';
-import { nearestWord } from './words.js';
+import { milliseconds, type Parsed } from '../args.js';
+import { UsageError } from '../exit-codes.js';
+import { jsonFlagSource } from '../json-flag.js';
+import { nearestWord } from '../words.js';
 
 export const RESPONSE_FLAGS_HELP = `Response (one of):
   --sse-chat TEXT        an OpenAI chat-completions stream of TEXT (sse.chat); repeat the flag
