@@ -1,7 +1,8 @@
+import { describeArg } from './internal/matcher.js';
 import { formatCalls } from './mock-binary/diagnostics.js';
 import type { MockBinary } from './mock-binary/mock-binary.js';
 import { toWireArgs } from './mock-binary/options.js';
-import { describeArg, mismatch } from './queue/route.js';
+import { mismatch } from './queue/route.js';
 import type { ArgMatcher } from './queue/types.js';
 import { mismatch as requestMismatch } from './server/core/fit.js';
 import { formatRequest } from './server/logged.js';

@@ -1,7 +1,8 @@
 /**
- * What counts as a secret (requirement SP-03, MB-06). Shared by the runner
- * (`recordEnv: true` records these redacted) and the sandbox diagnostics, so
- * the two never disagree about what is safe to show.
+ * What counts as a secret (requirement SP-03, MB-06, HT-09). Shared by the
+ * runner (`recordEnv: true` records these redacted), the sandbox diagnostics
+ * and the mock server's cassettes, so they never disagree about what is
+ * safe to show.
  */
 
 /**

@@ -4,9 +4,10 @@
 import { describeValue } from '../internal/describe.js';
 import { CallAssertionError, InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
+import { describeArg } from '../internal/matcher.js';
 import { checkOptionKeys } from '../internal/options.js';
 import { countCalls, type RecordCache, readSnapshot } from '../queue/reader.js';
-import { describeArg, mismatch } from '../queue/route.js';
+import { mismatch } from '../queue/route.js';
 import type { ArgMatcher, WireArg } from '../queue/types.js';
 import { callsOf, notDoneReport } from './calls.js';
 import { formatCalls } from './diagnostics.js';

@@ -1,3 +1,4 @@
+import { argFits, describeArg } from '../internal/matcher.js';
 import type { WireArg, WireMatch } from './types.js';
 
 /**
@@ -11,31 +12,6 @@ export interface RoutedCall {
   argv: readonly string[];
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
-}
-
-const compiled = new Map<string, RegExp>();
-
-function regexOf(arg: { regex: string; flags: string }): RegExp {
-  if (typeof arg.regex !== 'string' || typeof arg.flags !== 'string') {
-    throw new TypeError(
-      `a matcher is not a string, { regex, flags } or { any: true }: ${JSON.stringify(arg)}`,
-    );
-  }
-  const key = `${arg.flags}/${arg.regex}`;
-  let re = compiled.get(key);
-  if (re === undefined) {
-    re = new RegExp(arg.regex, arg.flags);
-    compiled.set(key, re);
-  }
-  return re;
-}
-
-/** Whether one matcher element fits `value` (`undefined`: the call has no such arg or var). */
-export function argFits(matcher: WireArg, value: string | undefined): boolean {
-  if (typeof matcher === 'string') return value === matcher;
-  if (value === undefined) return false;
-  if ((matcher as { any?: unknown }).any === true) return true;
-  return regexOf(matcher as { regex: string; flags: string }).test(value);
 }
 
 /**
@@ -104,13 +80,6 @@ export function mismatch(match: WireMatch, call: RoutedCall): string | undefined
     }
   }
   return undefined;
-}
-
-/** A matcher as a person writes it: `"push"`, `/^v\d+$/i`, `any()`. */
-export function describeArg(m: WireArg): string {
-  if (typeof m === 'string') return JSON.stringify(m);
-  if ('any' in m) return 'any()';
-  return `/${m.regex}/${m.flags}`;
 }
 
 /** A whole matcher, for messages: `args ["push", any()]`. */

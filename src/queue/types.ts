@@ -1,3 +1,4 @@
+import type { WireMatcher } from '../internal/matcher.js';
 import type {
   FaultAction,
   FaultRule,
@@ -161,7 +162,7 @@ export interface MockMatch {
 }
 
 /** A matcher element as stored: a RegExp is `{ regex, flags }`. */
-export type WireArg = string | { regex: string; flags: string } | { any: true };
+export type WireArg = WireMatcher;
 
 /** `MockMatch` as stored in a queue line. */
 export interface WireMatch {

@@ -10,9 +10,10 @@
  * lazy.ts); test/types/runner-halves.test-d.ts checks that cold.ts still
  * exports all of it.
  */
+
+import type { redactEnv } from '../internal/secrets.js';
 import type { Claim } from '../queue/claim.js';
 import type { responseProblem } from '../queue/response-schema.js';
-import type { redactEnv } from '../queue/secrets.js';
 import type { WireResponse } from '../queue/types.js';
 import type { deletedCwd, rawArgv } from './argv.js';
 import type {

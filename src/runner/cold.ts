@@ -5,10 +5,11 @@
  * plain call parses only the small hot file: Node compiles every byte it
  * loads, and at ~25 ms a call that is a measurable share.
  */
+
+export { redactEnv } from '../internal/secrets.js';
 export { stateError } from '../queue/errors.js';
 export { responseProblem } from '../queue/response-schema.js';
 export { closestMiss } from '../queue/route-claim.js';
-export { redactEnv } from '../queue/secrets.js';
 export { deletedCwd, rawArgv } from './argv.js';
 export {
   describeFailure,

@@ -5,9 +5,9 @@ import type { LoggedRequest, RequestMatch } from './types.js';
 
 /**
  * A RequestMatch checked and encoded for the worker (design §3 match.ts):
- * a RegExp as `{ regex, flags }` and `any()` as `{ any: true }`, the queue's
- * matcher encoding (src/queue/route.ts); the predicate stays on the test's
- * thread, under an id.
+ * a RegExp as `{ regex, flags }` and `any()` as `{ any: true }`, the
+ * matcher encoding the mock binaries share (src/internal/matcher.ts); the
+ * predicate stays on the test's thread, under an id.
  */
 
 const KEYS = ['method', 'path', 'query', 'headers', 'json', 'predicate'];

@@ -3,11 +3,12 @@
 // a RegExp travels as { regex, flags }, any() as { any: true }, a function as
 // the id under which the test's thread keeps it. Both sides import this file;
 // it holds types only.
+import type { WireMatcher } from '../internal/matcher.js';
 import type { CassetteInteraction } from './cassette-format.js';
 import type { LoggedResponse, WireHttpResponse } from './types.js';
 
-/** A matcher value: exactly this string, a pattern, or anything present. */
-export type WireValue = string | { regex: string; flags: string } | { any: true };
+/** A matcher value: exactly this string, a pattern, or anything present (src/internal/matcher.ts). */
+export type WireValue = WireMatcher;
 
 /** A RequestMatch as the worker tests it. */
 export interface WireRequestMatch {

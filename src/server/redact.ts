@@ -1,11 +1,11 @@
-import { REDACTED, SECRET_KEY_PATTERN } from '../queue/secrets.js';
+import { REDACTED, SECRET_KEY_PATTERN } from '../internal/secrets.js';
 
 /**
  * What a cassette never writes (HT-09): credentials in headers and in the
  * query. The serving thread redacts a recorded interaction before it leaves
  * that thread, so no secret reaches the test's thread's copy or the file.
  * Names are compared in any case; SECRET_KEY_PATTERN is the one that env
- * redaction uses (src/queue/secrets.ts), so the two never disagree.
+ * redaction uses (src/internal/secrets.ts), so the two never disagree.
  */
 
 /** Headers redacted whatever SECRET_KEY_PATTERN says (it already covers most). */

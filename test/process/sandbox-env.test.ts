@@ -2,9 +2,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary } from '../../src/index.js';
+import { REDACTED } from '../../src/internal/secrets.js';
 import { buildSandboxEnv } from '../../src/process/env.js';
 import { createSandbox, formatSandboxDiagnostics } from '../../src/process/sandbox.js';
-import { REDACTED } from '../../src/queue/secrets.js';
 import { runCommand, testDir } from '../helpers/index.js';
 import { sandboxInChild } from '../helpers/sandbox.js';
 

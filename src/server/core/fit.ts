@@ -1,13 +1,13 @@
-import { argFits, describeArg } from '../../queue/route.js';
+import { argFits, describeArg } from '../../internal/matcher.js';
 import type { WireRequestMatch, WireValue } from '../protocol.js';
 import { recordedMismatch } from './replay.js';
 
 /**
  * Whether a request fits a RequestMatch's static parts (everything but the
  * predicate, which only the test's thread can run), why not in words, and
- * how close it came. Values are the queue's matcher encoding (route.ts): a
- * string is exact, `{ regex, flags }` a pattern, `{ any: true }` anything
- * present.
+ * how close it came. Values are the shared matcher encoding
+ * (src/internal/matcher.ts): a string is exact, `{ regex, flags }` a
+ * pattern, `{ any: true }` anything present.
  */
 
 /** What a match looks at in a request. */
