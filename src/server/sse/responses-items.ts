@@ -42,7 +42,6 @@ function streamItem(
   const text = item.pieces.join('');
   switch (item.kind) {
     case 'message': {
-      const part = (t: string) => ({ type: 'output_text', annotations: [], logprobs: [], text: t });
       const at = { item_id, output_index, content_index: 0 };
       emit('response.output_item.added', {
         output_index,
@@ -54,25 +53,19 @@ function streamItem(
           role: 'assistant',
         },
       });
-      emit('response.content_part.added', { ...at, part: part('') });
+      emit('response.content_part.added', { ...at, part: outputText('') });
       for (const delta of item.pieces)
         emit('response.output_text.delta', { ...at, delta, logprobs: [] });
       if (cut) return undefined;
       emit('response.output_text.done', { ...at, text, logprobs: [] });
-      emit('response.content_part.done', { ...at, part: part(text) });
-      const done = {
-        id: item_id,
-        type: 'message',
-        status: 'completed',
-        content: [part(text)],
-        role: 'assistant',
-      };
+      emit('response.content_part.done', { ...at, part: outputText(text) });
+      const done = finishedItem(item);
       emit('response.output_item.done', { output_index, item: done });
       return done;
     }
     case 'reasoning': {
       const summary = item.form === 'summary';
-      const part = (t: string) => ({ type: summary ? 'summary_text' : 'reasoning_text', text: t });
+      const part = (t: string) => reasoningPart(summary, t);
       const at = summary
         ? { item_id, output_index, summary_index: 0 }
         : { item_id, output_index, content_index: 0 };
@@ -94,22 +87,15 @@ function streamItem(
         ...at,
         part: part(text),
       });
-      const done = summary
-        ? { id: item_id, type: 'reasoning', summary: [part(text)] }
-        : { id: item_id, type: 'reasoning', summary: [], content: [part(text)] };
+      const done = finishedItem(item);
       emit('response.output_item.done', { output_index, item: done });
       return done;
     }
     case 'function_call': {
-      const fields = (status: string, args: string) => ({
-        id: item_id,
-        type: 'function_call',
-        status,
-        arguments: args,
-        call_id: item.callId,
-        name: item.name,
+      emit('response.output_item.added', {
+        output_index,
+        item: functionCallItem(item, 'in_progress', ''),
       });
-      emit('response.output_item.added', { output_index, item: fields('in_progress', '') });
       for (const delta of item.pieces)
         emit('response.function_call_arguments.delta', { item_id, output_index, delta });
       if (cut) return undefined;
@@ -119,9 +105,56 @@ function streamItem(
         name: item.name,
         arguments: text,
       });
-      const done = fields('completed', text);
+      const done = finishedItem(item);
       emit('response.output_item.done', { output_index, item: done });
       return done;
     }
   }
+}
+
+/**
+ * An item as done: as `response.output_item.done` and `response.completed`
+ * list it, and as the `output` of a response sent as one JSON body.
+ */
+export function finishedItem(item: OutputItem): object {
+  const text = item.pieces.join('');
+  switch (item.kind) {
+    case 'message':
+      return {
+        id: item.id,
+        type: 'message',
+        status: 'completed',
+        content: [outputText(text)],
+        role: 'assistant',
+      };
+    case 'reasoning':
+      return item.form === 'summary'
+        ? { id: item.id, type: 'reasoning', summary: [reasoningPart(true, text)] }
+        : { id: item.id, type: 'reasoning', summary: [], content: [reasoningPart(false, text)] };
+    case 'function_call':
+      return functionCallItem(item, 'completed', text);
+  }
+}
+
+function outputText(text: string): object {
+  return { type: 'output_text', annotations: [], logprobs: [], text };
+}
+
+function reasoningPart(summary: boolean, text: string): object {
+  return { type: summary ? 'summary_text' : 'reasoning_text', text };
+}
+
+function functionCallItem(
+  item: Extract<OutputItem, { kind: 'function_call' }>,
+  status: string,
+  args: string,
+): object {
+  return {
+    id: item.id,
+    type: 'function_call',
+    status,
+    arguments: args,
+    call_id: item.callId,
+    name: item.name,
+  };
 }

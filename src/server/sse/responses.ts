@@ -161,49 +161,19 @@ export function responses(
     });
   }
   const outputTokens = items.reduce((n, item) => n + item.pieces.length, 0);
-  const usage = usageOption(
-    o.usage,
-    WHERE,
-    {
-      input_tokens: SHIMKIT_INPUT_TOKENS,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: outputTokens,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 0,
-    },
-    ['total_tokens', 'input_tokens', 'output_tokens'],
-  );
+  const usage = usageOption(o.usage, WHERE, responsesUsage(outputTokens), [
+    'total_tokens',
+    'input_tokens',
+    'output_tokens',
+  ]);
   const error = objectOption(o.error, WHERE, 'error', ['code', 'message', 'param']);
   const failed = objectOption(o.failed, WHERE, 'failed', ['code', 'message']);
   const model = stringOption(o.model, WHERE, 'model', SHIMKIT_MODEL);
   const createdAt = countOption(o.createdAt, WHERE, 'createdAt', SHIMKIT_CREATED);
   const id = stringOption(o.id, WHERE, 'id', RESPONSE_ID);
-  const response = (status: string, output: object[], use: unknown, err: unknown = null) => ({
-    id,
-    object: 'response',
-    created_at: createdAt,
-    status,
-    background: false,
-    error: err,
-    incomplete_details: null,
-    instructions: null,
-    max_output_tokens: null,
-    model,
-    output,
-    parallel_tool_calls: true,
-    previous_response_id: null,
-    reasoning: { effort: null, summary: null },
-    store: false,
-    temperature: 1,
-    text: { format: { type: 'text' } },
-    tool_choice: 'auto',
-    tools: [],
-    top_p: 1,
-    truncation: 'disabled',
-    usage: use,
-    user: null,
-    metadata: {},
-  });
+  const head: ResponseHead = { id, createdAt, model };
+  const response = (status: string, output: object[], use: unknown, err: unknown = null) =>
+    responseObject(head, status, output, use, err);
 
   const events: SseEvent[] = [];
   let seq = 0;
@@ -243,4 +213,63 @@ export function responses(
   }
   if (!broken) emit('response.completed', { response: response('completed', done, usage) });
   return sseResponse(events, o, WHERE);
+}
+
+/** The fields of a `response` object that stay the same from `response.created` to the end. */
+export interface ResponseHead {
+  id: string;
+  /** Unix seconds. */
+  createdAt: number;
+  model: string;
+}
+
+/**
+ * A Responses API `response` object (openai 6.49.0 `Response`), as the API
+ * sends it in `response.created` … `response.completed`, and as the whole
+ * body of a request without `stream` (status `completed`, with usage).
+ */
+export function responseObject(
+  head: ResponseHead,
+  status: string,
+  output: object[],
+  usage: unknown,
+  error: unknown = null,
+): Record<string, unknown> {
+  return {
+    id: head.id,
+    object: 'response',
+    created_at: head.createdAt,
+    status,
+    background: false,
+    error,
+    incomplete_details: null,
+    instructions: null,
+    max_output_tokens: null,
+    model: head.model,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: false,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage,
+    user: null,
+    metadata: {},
+  };
+}
+
+/** The default usage of a response with `outputTokens` output tokens (input 9; total the sum). */
+export function responsesUsage(outputTokens: number): Record<string, unknown> {
+  return {
+    input_tokens: SHIMKIT_INPUT_TOKENS,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: SHIMKIT_INPUT_TOKENS + outputTokens,
+  };
 }
