@@ -48,6 +48,21 @@ const COMMANDS: readonly CommandEntry[] = [
     module: 'server',
   },
   {
+    name: 'playbook',
+    summary: 'add a playbook (the model of an agent under test) to a mock server',
+    module: 'server',
+  },
+  {
+    name: 'tool-calls',
+    summary: "print the tool calls a mock server's playbooks answered with",
+    module: 'server',
+  },
+  {
+    name: 'tool-results',
+    summary: 'print the tool results the agent under test sent back',
+    module: 'server',
+  },
+  {
     name: 'stop',
     summary: 'stop a mock server and wait until it is gone',
     module: 'server',

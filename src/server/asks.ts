@@ -1,20 +1,25 @@
 import type { ServerContext } from './context.js';
 import { loggedRequest } from './logged.js';
-import type { ServerEvent } from './protocol.js';
+import { checkParams } from './playbook/actions.js';
+import type { PlaybookFunction } from './playbook/encode.js';
+import type { ToolResultRecord } from './playbook/wire.js';
+import type { AskValue, ServerEvent } from './protocol.js';
 import type { LoggedRequest, ResponseHandler } from './types.js';
 
 type Ask = Extract<ServerEvent, { type: 'ask' }>;
 
 /**
  * The test thread's answers to the worker's questions (design §3 asks.ts):
- * predicates, function responses and the `unmatched` function are kept here
- * by id and run when asked — never inline while events are drained, always
- * in a later microtask, so a `requests()` that drains an ask returns first.
+ * predicates, function responses, the `unmatched` function and a
+ * playbook's functions (`.then()`, late-bound params) are kept here by id
+ * and run when asked — never inline while events are drained, always in a
+ * later microtask, so a `requests()` that drains an ask returns first.
  */
 export class Asks {
   readonly #ctx: ServerContext;
   readonly #predicates = new Map<number, (request: LoggedRequest) => boolean>();
   readonly #handlers = new Map<number, ResponseHandler>();
+  readonly #playbookFunctions = new Map<number, PlaybookFunction>();
   #next = 1;
 
   constructor(ctx: ServerContext) {
@@ -33,10 +38,17 @@ export class Asks {
     return id;
   }
 
+  addPlaybookFunction(fn: PlaybookFunction): number {
+    const id = this.#next++;
+    this.#playbookFunctions.set(id, fn);
+    return id;
+  }
+
   /** reset(): the functions of the old script go. */
   clear(): void {
     this.#predicates.clear();
     this.#handlers.clear();
+    this.#playbookFunctions.clear();
   }
 
   answer(event: Ask): void {
@@ -56,6 +68,18 @@ export class Asks {
           );
         }
         this.#post(event, { ok: true, value: Boolean(verdict) });
+        return;
+      }
+      if (event.kind === 'then' || event.kind === 'params') {
+        const fn = this.#playbookFunctions.get(event.target);
+        if (!fn) throw new Error('the function is gone (reset()?)');
+        if (event.kind === 'then') {
+          await (fn as (result: ToolResultRecord) => unknown)(event.detail as ToolResultRecord);
+          this.#post(event, { ok: true, value: true });
+        } else {
+          const params = checkParams(await (fn as () => unknown)(), event.label);
+          this.#post(event, { ok: true, value: { params } });
+        }
         return;
       }
       const fn = event.kind === 'unmatched' ? this.#unmatched() : this.#handlers.get(event.target);
@@ -79,11 +103,11 @@ export class Asks {
     return typeof policy === 'function' ? policy : undefined;
   }
 
-  #post(event: Ask, answer: { ok: true; value: unknown } | { ok: false; error: string }): void {
+  #post(event: Ask, answer: { ok: true; value: AskValue } | { ok: false; error: string }): void {
     if (this.#ctx.disposed) return;
     this.#ctx.post(
       answer.ok
-        ? { type: 'answer', ask: event.ask, ok: true, value: answer.value as boolean }
+        ? { type: 'answer', ask: event.ask, ok: true, value: answer.value }
         : { type: 'answer', ask: event.ask, ok: false, error: answer.error },
     );
   }

@@ -24,3 +24,16 @@ export class ServerWorkerError extends ShimkitError {
     super('ERR_SHIMKIT_SERVER_WORKER', message, options);
   }
 }
+
+/**
+ * A playbook (SPEC PB) was not played as scripted: actions left
+ * ("Playbook not fully consumed …"), a request after the last one
+ * ("Playbook exhausted …"), a request that broke a turn's rule, or a
+ * `.then()` or late-bound params function that failed. The message lists
+ * each, with the requests they concern.
+ */
+export class PlaybookError extends ShimkitError {
+  constructor(message: string) {
+    super('ERR_SHIMKIT_PLAYBOOK', message);
+  }
+}

@@ -10,18 +10,37 @@ export type {
   ServerCassetteOptions,
 } from './cassette-format.js';
 export { createMockServer } from './create.js';
-export { MockServerListenError, ServerWorkerError } from './errors.js';
+export { MockServerListenError, PlaybookError, ServerWorkerError } from './errors.js';
 export { Expectation } from './expectation.js';
 export { HeldRequest } from './hold.js';
 export { MockServer } from './mock-server.js';
 export type { MockServerOptions, UnmatchedHandler } from './options.js';
+// Agent playbooks (SPEC PB): the DSL, the Playbook and its records.
+export {
+  CallsAction,
+  calls,
+  type LateParams,
+  ParallelAction,
+  type PlaybookAction,
+  type PromptMatch,
+  parallel,
+  SaysAction,
+  says,
+  type ThenCallback,
+  type ToolParams,
+  type Turn,
+  when,
+} from './playbook/actions.js';
+export type { PlaybookJson } from './playbook/json.js';
+export { Playbook, type RemainingAction } from './playbook/playbook.js';
+export type { ToolCallRecord, ToolResultRecord, TurnRecord } from './playbook/wire.js';
 // Builders (sse.*, reply.*) and their option types:
 export {
   reply,
   type StatusReplyOptions,
   type WireReplyOptions,
 } from './reply.js';
-export type { ExpectOptions, HoldOptions } from './script.js';
+export type { ExpectOptions, HoldOptions, PlaybookOptions } from './script.js';
 export type { ChatStreamError, ChatStreamOptions, ChatToolCall, ChatUsage } from './sse/chat.js';
 export { sse } from './sse/index.js';
 export type {

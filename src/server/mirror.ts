@@ -1,4 +1,6 @@
 import { loggedRequest } from './logged.js';
+import type { PlaybookState } from './playbook/state.js';
+import { applyNews } from './playbook/state.js';
 import type { ServerEvent, WireClaim } from './protocol.js';
 import type { LoggedRequest } from './types.js';
 
@@ -68,6 +70,7 @@ export class Mirror {
   readonly expectations = new Map<number, ExpectState>();
   fifo: FifoState[] = [];
   readonly holds = new Map<number, HoldState>();
+  readonly playbooks = new Map<number, PlaybookState>();
   /** Called after every event applied (the waits check their condition). */
   onChange: () => void = () => {};
   /** A question of the worker for the test's thread. */
@@ -91,6 +94,8 @@ export class Mirror {
             e.used++;
             e.requests.push(request);
           }
+        } else if (claim && 'playbook' in claim) {
+          this.playbooks.get(claim.playbook)?.requests.push(request);
         } else if (claim) {
           const f = this.fifo[claim.fifo - 1];
           if (f) f.used++;
@@ -111,6 +116,11 @@ export class Mirror {
         hold.request ??= this.#bySeq.get(event.seq)?.request;
         if (hold.stage !== 'blocked') hold.stage = event.stage;
         if (event.fixed !== undefined) hold.fixed = event.fixed;
+        break;
+      }
+      case 'playbook': {
+        const state = this.playbooks.get(event.id);
+        if (state) applyNews(state, event.news);
         break;
       }
       case 'ask':
@@ -135,6 +145,7 @@ export class Mirror {
     this.expectations.clear();
     this.fifo = [];
     this.holds.clear();
+    this.playbooks.clear();
   }
 
   #insert(request: LoggedRequest): void {

@@ -17,9 +17,12 @@ import type { ServerLink } from './link.js';
 import { formatRequest } from './logged.js';
 import type { Mirror } from './mirror.js';
 import type { ServerSettings } from './options.js';
+import type { Turn } from './playbook/actions.js';
+import type { PlaybookJson } from './playbook/json.js';
+import type { Playbook } from './playbook/playbook.js';
 import type { ControlMessage } from './protocol.js';
 import { notDoneReport } from './report.js';
-import { type ExpectOptions, type HoldOptions, Scripting } from './script.js';
+import { type ExpectOptions, type HoldOptions, type PlaybookOptions, Scripting } from './script.js';
 import { Settler } from './settle.js';
 import type { LoggedRequest, MockServerResponse, RequestMatch, ResponseHandler } from './types.js';
 import { Waits, waitTimeout } from './waits.js';
@@ -153,6 +156,27 @@ export class MockServer implements AsyncDisposable {
   }
 
   /**
+   * Play the model for an agent (SPEC PB): each model request the playbook
+   * takes — a POST to `/v1/chat/completions`, `/v1/responses` or
+   * `/v1/messages` (also without `/v1`) that fits `match` — gets its next
+   * action, in the endpoint's wire format, streamed when the request says
+   * `stream: true`: `calls()` a tool call, `parallel()` several, `says()`
+   * text that ends the turn. A turn's first request must carry its prompt
+   * as its last user text, every later one a result for each tool call of
+   * the answer before; a request that breaks that gets a 500
+   * (`x-should-retry: false`) saying what was expected and what came, and
+   * takes nothing. It takes its place among the expectations in the order
+   * made. `turns` may be the JSON form (`{ name?, match?, turns: [{ when,
+   * do: [{ calls, params } | { says } | { parallel }] }] }`).
+   * @example
+   * const play = api.playbook([when('List files', [calls('bash', { command: 'ls' }), says('Found 2 files.')])]);
+   */
+  playbook(turns: readonly Turn[] | PlaybookJson, options?: PlaybookOptions): Playbook {
+    this.#sync(true);
+    return this.#scripting.playbook(turns, options);
+  }
+
+  /**
    * Pause the response to the next request that fits `match` (any request
    * without it): before its headers, or after event `afterEvents`.
    * @example const held = api.hold({ path: '/v1/responses' }, { afterEvents: 2 }); … await held.waitBlocked(); held.release();
@@ -205,8 +229,10 @@ export class MockServer implements AsyncDisposable {
 
   /**
    * Throw an `UnusedResponsesError` if an expectation or FIFO entry was not
-   * used as often as scripted (unless `optional`), or — under `strict` — a
-   * request had no scripted response. The message lists them and the log.
+   * used as often as scripted (unless `optional`), a playbook was not played
+   * through (actions left, a request it refused or had no action for, a
+   * function of it that failed), or — under `strict` — a request had no
+   * scripted response. The message lists them and the log.
    */
   assertDone(): void {
     this.#read();

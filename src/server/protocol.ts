@@ -5,6 +5,7 @@
 // it holds types only.
 import type { WireMatcher } from '../internal/matcher.js';
 import type { CassetteInteraction } from './cassette-format.js';
+import type { PlaybookNews, WirePlaybook } from './playbook/wire.js';
 import type { LoggedResponse, WireHttpResponse } from './types.js';
 
 /** A matcher value: exactly this string, a pattern, or anything present (src/internal/matcher.ts). */
@@ -69,7 +70,7 @@ export interface WorkerSettings {
 }
 
 /** Which script entry claimed a request. */
-export type WireClaim = { expect: number } | { fifo: number } | null;
+export type WireClaim = { expect: number } | { fifo: number } | { playbook: number } | null;
 
 /** A log entry as the worker posts it. */
 export interface WireEntry extends LoggedResponse {
@@ -120,8 +121,10 @@ export type ControlMessage =
       match: WireRequestMatch | undefined;
       afterEvents: number | undefined;
     }
+  /** PB: a playbook, in its place among the expectations. */
+  | { type: 'playbook'; gen: number; playbook: WirePlaybook }
   | { type: 'release'; gen: number; id: number; response: WireHttpResponse | undefined }
-  | { type: 'answer'; ask: number; ok: true; value: boolean | WireHttpResponse }
+  | { type: 'answer'; ask: number; ok: true; value: AskValue }
   | { type: 'answer'; ask: number; ok: false; error: string }
   | { type: 'reset'; gen: number }
   | { type: 'dispose' }
@@ -134,8 +137,16 @@ export type ControlMessage =
   /** @internal A test of the crash path: the worker throws from a timer. */
   | { type: 'crash' };
 
-/** What a question to the test's thread is about. */
-export type AskKind = 'predicate' | 'handler' | 'unmatched';
+/**
+ * What a question to the test's thread is about: a predicate's verdict, a
+ * function response's content, the `unmatched` function's response, a
+ * playbook's `.then()` (answered `true` once it ran), a playbook's
+ * late-bound params (answered with the params).
+ */
+export type AskKind = 'predicate' | 'handler' | 'unmatched' | 'then' | 'params';
+
+/** What the test's thread answers: a verdict, a response, or a playbook's params. */
+export type AskValue = boolean | WireHttpResponse | { params: Record<string, unknown> };
 
 /** Worker → test's thread. */
 export type ServerEvent =
@@ -162,7 +173,11 @@ export type ServerEvent =
       /** The expectation it belongs to, for messages. */
       label: string;
       request: WireEntry;
+      /** A `.then()`'s tool result (a ToolResultRecord). */
+      detail?: unknown;
     }
+  /** PB: what playbook `id` did. */
+  | { type: 'playbook'; gen: number; id: number; news: PlaybookNews }
   /** A request passed upstream and answered whole: interaction `n` of the cassette (redacted). */
   | { type: 'recorded'; n: number; interaction: CassetteInteraction }
   | { type: 'disposed' };

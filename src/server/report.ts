@@ -1,6 +1,7 @@
 import type { ServerContext } from './context.js';
 import { formatRequest } from './logged.js';
 import { timesText, wanted } from './mirror.js';
+import { playbookReport } from './playbook/state.js';
 import type { WireHttpResponse } from './types.js';
 
 /**
@@ -34,7 +35,19 @@ export function notDoneReport(ctx: ServerContext, strict: boolean): string | und
   }
   for (const f of mirror.fifo) count(`fifo#${f.index} ${f.summary}`, f.used, f.times, f.optional);
   const unmatched = strict ? mirror.unmatched() : [];
-  if (unused.length === 0 && partly.length === 0 && unmatched.length === 0) return undefined;
+  const playbooks: string[] = [];
+  for (const state of mirror.playbooks.values()) {
+    const report = playbookReport(state);
+    if (report !== undefined) playbooks.push(report);
+  }
+  if (
+    unused.length === 0 &&
+    partly.length === 0 &&
+    unmatched.length === 0 &&
+    playbooks.length === 0
+  ) {
+    return undefined;
+  }
   const parts = [`${made} of ${asked} scripted use${asked === 1 ? '' : 's'} made`];
   if (unused.length > 0) parts.push(`never used: ${unused.join(', ')}`);
   if (partly.length > 0) parts.push(`used too few times: ${partly.join(', ')}`);
@@ -43,7 +56,13 @@ export function notDoneReport(ctx: ServerContext, strict: boolean): string | und
       `${unmatched.length} request${unmatched.length === 1 ? '' : 's'} had no scripted response (${unmatched.map((r) => `#${r.seq}`).join(', ')})`,
     );
   }
+  if (playbooks.length > 0) {
+    parts.push(
+      `${playbooks.length} playbook${playbooks.length === 1 ? ' was' : 's were'} not played through`,
+    );
+  }
   const lines = [`${ctx.name}: ${parts.join('; ')}.`];
+  for (const report of playbooks) lines.push(...report.split('\n').map((line) => `  ${line}`));
   for (const request of unmatched.slice(0, 5)) lines.push(`  ${request.error ?? ''}`);
   const log = mirror.entries;
   lines.push(log.length === 0 ? '  (no requests)' : `  requests (${log.length}):`);

@@ -7,6 +7,12 @@ import { Expectation } from './expectation.js';
 import { HeldRequest } from './hold.js';
 import { describeRequestMatch, encodeMatch } from './match.js';
 import type { ExpectState, FifoState } from './mirror.js';
+import type { Turn } from './playbook/actions.js';
+import { when } from './playbook/actions.js';
+import { encodePlaybook } from './playbook/encode.js';
+import { type PlaybookJson, playbookFromJson } from './playbook/json.js';
+import { Playbook } from './playbook/playbook.js';
+import type { PlaybookState } from './playbook/state.js';
 import type { WireAnswer, WireRequestMatch } from './protocol.js';
 import { summariseResponse } from './report.js';
 import { toWireResponse } from './response.js';
@@ -25,6 +31,21 @@ export interface ExpectOptions {
   times?: number | 'always';
   /** `assertDone()` does not ask for it. @default the response's `optional`, else false */
   optional?: boolean;
+}
+
+/** The options of `playbook()`. */
+export interface PlaybookOptions {
+  /** Its name in `claimedBy`, records and reports. @default `playbook#<n>` */
+  name?: string;
+  /**
+   * Which model requests it takes, beside being one (a POST to
+   * `/v1/chat/completions`, `/v1/responses` or `/v1/messages`, each also
+   * without `/v1`): give each of several agents at once its own, such as a
+   * header of theirs or the model they name.
+   * @default every model request
+   * @example { headers: { 'x-agent': 'reviewer' } }
+   */
+  match?: RequestMatch;
 }
 
 /** The options of `hold()`. */
@@ -47,6 +68,7 @@ export class Scripting {
   #expects = 0;
   #fifo = 0;
   #holds = 0;
+  #playbooks = 0;
 
   constructor(ctx: ServerContext, asks: Asks, socketPath: string | undefined) {
     this.#ctx = ctx;
@@ -78,20 +100,75 @@ export class Scripting {
     return new Expectation(this.#ctx, state);
   }
 
-  /** A name of the test's own: not one shimkit gives, nor one another expectation has (claimedBy must tell them apart). */
+  /** A name of the test's own: not one shimkit gives, nor one another expectation or playbook has (claimedBy must tell them apart). */
   #checkName(where: string, name: string): void {
-    if (/^(?:expect|fifo)#\d+$/.test(name) || name.startsWith('cassette:')) {
+    if (/^(?:expect|fifo|playbook)#\d+$/.test(name) || name.startsWith('cassette:')) {
       throw new InvalidOptionError(
-        `Expected the \`name\` option of ${where} to be a name of your own, got ${JSON.stringify(name)}: \`expect#<n>\`, \`fifo#<n>\` and \`cassette:…\` are the names shimkit gives in claimedBy.`,
+        `Expected the \`name\` option of ${where} to be a name of your own, got ${JSON.stringify(name)}: \`expect#<n>\`, \`fifo#<n>\`, \`playbook#<n>\` and \`cassette:…\` are the names shimkit gives in claimedBy.`,
       );
     }
-    for (const other of this.#ctx.mirror.expectations.values()) {
-      if (other.name === name) {
+    const { mirror } = this.#ctx;
+    const expectation = [...mirror.expectations.values()].find((e) => e.name === name);
+    const playbook = [...mirror.playbooks.values()].find((p) => p.name === name);
+    const takenBy = expectation ? `expectation #${expectation.id}` : playbook && 'a playbook';
+    if (takenBy) {
+      throw new InvalidOptionError(
+        `Expected the \`name\` option of ${where} to be a name no other expectation or playbook has, got ${JSON.stringify(name)}: ${takenBy} has it, and claimedBy could not tell the two apart. Give each its own name (reset() frees the names).`,
+      );
+    }
+  }
+
+  /**
+   * PB: a playbook, in its place among the expectations (an earlier
+   * expectation that fits a request wins, then playbooks in the order they
+   * were made, then the FIFO). `turns` are `when()`'s, or the JSON form.
+   */
+  playbook(turns: readonly Turn[] | PlaybookJson, options?: PlaybookOptions): Playbook {
+    const id = this.#playbooks + 1;
+    const where = `playbook() #${id}`;
+    const o = checkOptionKeys(options, ['name', 'match'], where);
+    let list: readonly Turn[];
+    let name = o.name;
+    let match = o.match;
+    if (Array.isArray(turns)) {
+      if (turns.length === 0) {
         throw new InvalidOptionError(
-          `Expected the \`name\` option of ${where} to be a name no other expectation has, got ${JSON.stringify(name)}: expectation #${other.id} has it, and claimedBy could not tell the two apart. Give each expectation its own name (reset() frees the names).`,
+          `Expected the turns of ${where} to be a non-empty array of when(prompt, actions), got [].`,
         );
       }
+      // A turn made by hand ({ prompt, actions }) is checked as when() checks it.
+      list = turns.map((turn: Turn) => when(turn?.prompt, turn?.actions));
+    } else {
+      const json = playbookFromJson(turns, where);
+      list = json.turns;
+      name ??= json.name;
+      match ??= json.match;
     }
+    if (name !== undefined && (typeof name !== 'string' || name === '')) {
+      throw optionError(where, 'name', 'a non-empty string', name);
+    }
+    if (name !== undefined) this.#checkName(where, name);
+    const encoded = encodeMatch(match ?? {}, where, (fn) => this.#asks.addPredicate(fn));
+    const wire = encodePlaybook(list, id, name ?? `playbook#${id}`, encoded.wire, (fn) =>
+      this.#asks.addPlaybookFunction(fn),
+    );
+    this.#playbooks = id;
+    const gen = this.#ctx.mirror.gen;
+    const state: PlaybookState = {
+      id,
+      gen,
+      name: wire.name,
+      steps: wire.actions.map((a) => ({ step: a.step, turn: a.turn, describe: a.describe })),
+      consumed: 0,
+      calls: [],
+      results: [],
+      turns: [],
+      failures: [],
+      requests: [],
+    };
+    this.#ctx.mirror.playbooks.set(id, state);
+    this.#ctx.post({ type: 'playbook', gen, playbook: wire });
+    return new Playbook(this.#ctx, state);
   }
 
   /** HT-09: each interaction of a replayed cassette is an expectation for one request, before the test's own. */
@@ -186,6 +263,7 @@ export class Scripting {
     this.#expects = 0;
     this.#fifo = 0;
     this.#holds = 0;
+    this.#playbooks = 0;
   }
 
   #answer(

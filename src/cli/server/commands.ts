@@ -9,11 +9,13 @@ import { ask } from './control.js';
 import { isAlive, ownServerDir, readServerInfo, SERVER_JSON, serverDir } from './dir.js';
 import { RESPONSE_FLAGS, SERVER_ENQUEUE_FLAGS } from './flags.js';
 import { requestsCommand, serverVerifyCommand } from './log.js';
+import { playbookCommand, toolCallsCommand, toolResultsCommand } from './playbooks.js';
 import { buildServerResponse, RESPONSE_FLAGS_HELP, readJsonFlag } from './responses.js';
 
 /**
  * The commands that talk to a running `shimkit serve` through its dir:
- * `expect`, `enqueue` and `verify` on a server dir, `requests`, `stop`.
+ * `expect`, `enqueue` and `verify` on a server dir, `requests`, `stop`,
+ * and the playbooks' `playbook`, `tool-calls`, `tool-results`.
  */
 
 /** How long `shimkit stop` waits for the server's process to end. */
@@ -160,6 +162,13 @@ Examples:
   },
 };
 
-export const { exec, help } = commandModule(expectCommand, requestsCommand, stopCommand);
+export const { exec, help } = commandModule(
+  expectCommand,
+  requestsCommand,
+  stopCommand,
+  playbookCommand,
+  toolCallsCommand,
+  toolResultsCommand,
+);
 /** The server forms of `enqueue` and `verify`, run with their own usage and help. */
 export const serverForms = commandModule(serverEnqueueCommand, serverVerifyCommand);

@@ -21,6 +21,9 @@ export type ControlRequest =
       options: Record<string, unknown>;
     }
   | { op: 'enqueue'; responses: unknown[] }
+  /** A playbook in its JSON form (PB-07). */
+  | { op: 'playbook'; playbook: unknown }
+  | { op: 'playbooks' }
   | { op: 'requests' }
   | { op: 'verify' }
   | { op: 'stop' };

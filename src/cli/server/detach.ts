@@ -12,6 +12,8 @@ export interface ServeSettings {
   strict: boolean;
   unmatched: 'fail' | 'echo' | undefined;
   json: boolean;
+  /** `--playbook` files: absolute paths, each with its JSON as read (PB-07). */
+  playbooks: Array<{ path: string; json: unknown }>;
 }
 
 /** The env var naming the fd a detached server writes its ready lines to (then closes). */
@@ -37,6 +39,7 @@ export async function detach(settings: ServeSettings): Promise<number> {
   if (settings.strict) argv.push('--strict');
   if (settings.unmatched !== undefined) argv.push('--unmatched', settings.unmatched);
   if (settings.json) argv.push('--json');
+  for (const playbook of settings.playbooks) argv.push('--playbook', playbook.path);
   const child = spawn(process.execPath, argv, {
     detached: true,
     cwd: root, // a daemon pins no dir of the caller's

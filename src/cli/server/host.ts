@@ -2,6 +2,9 @@ import {
   type LoggedRequest,
   type MockServer,
   type MockServerResponse,
+  type Playbook,
+  PlaybookError,
+  type PlaybookJson,
   type RequestMatch,
   ShimkitError,
   UnusedResponsesError,
@@ -11,15 +14,25 @@ import type { ControlRequest } from './control.js';
 /**
  * What `shimkit serve` does with each control request: the MockServer's
  * own methods, with data from the other commands (their flags, already
- * turned into a match and a MockServerResponse). The server's checks are
- * the library's: a bad response comes back as its InvalidResponseError.
+ * turned into a match and a MockServerResponse, or a playbook's JSON form).
+ * The server's checks are the library's: a bad response comes back as its
+ * InvalidResponseError. `playbooks` holds the server's playbooks (those of
+ * `--playbook` first), for `shimkit tool-calls` and `tool-results`.
  */
 export function controlHandler(
   api: MockServer,
   stop: () => void,
+  playbooks: Playbook[],
 ): (request: ControlRequest) => Promise<Record<string, unknown>> {
   return async (request) => {
     switch (request.op) {
+      case 'playbook': {
+        const playbook = api.playbook(request.playbook as PlaybookJson);
+        playbooks.push(playbook);
+        return { name: playbook.name, total: playbook.total };
+      }
+      case 'playbooks':
+        return { playbooks: playbooks.map(playbookJson) };
       case 'expect': {
         const expectation = api.expect(
           request.match as RequestMatch,
@@ -52,6 +65,28 @@ export function controlHandler(
           `unknown control request ${JSON.stringify((request as { op?: unknown }).op)} (a \`shimkit\` of another version?).`,
         );
     }
+  };
+}
+
+/** A playbook as JSON (`shimkit tool-calls --json`, `tool-results --json`): its records and what is left. */
+export function playbookJson(playbook: Playbook): Record<string, unknown> {
+  let report: string | null = null;
+  try {
+    playbook.assertDone();
+  } catch (error) {
+    if (!(error instanceof PlaybookError)) throw error;
+    report = error.message;
+  }
+  return {
+    name: playbook.name,
+    consumed: playbook.consumed,
+    total: playbook.total,
+    done: report === null,
+    remaining: playbook.remaining(),
+    turns: playbook.turns(),
+    toolCalls: playbook.toolCalls(),
+    toolResults: playbook.toolResults(),
+    report,
   };
 }
 

@@ -2,8 +2,11 @@ import { closeSync, lstatSync, renameSync, unlinkSync, writeFileSync, writeSync 
 import { join } from 'node:path';
 import {
   createMockServer,
+  InvalidOptionError,
   type MockServer,
   type MockServerOptions,
+  type Playbook,
+  type PlaybookJson,
   ShimkitError,
   UnusedResponsesError,
 } from 'shimkit';
@@ -23,6 +26,7 @@ import {
   type ServerInfo,
 } from './dir.js';
 import { controlHandler } from './host.js';
+import { readPlaybookFile } from './playbook-file.js';
 
 /** How often the server checks that its dir is still there. */
 const DIR_CHECK_MS = 500;
@@ -31,7 +35,7 @@ const DIR_CHECK_MS = 500;
 export const serveCommand: Command = {
   name: 'serve',
   usage:
-    'shimkit serve --dir D [--port N] [--host H] [--strict] [--unmatched fail|echo] [--detach] [--json]',
+    'shimkit serve --dir D [--port N] [--host H] [--strict] [--unmatched fail|echo] [--playbook FILE]... [--detach] [--json]',
   help: `Run a mock HTTP/SSE server (createMockServer) for the program under test, until
 SIGINT, SIGTERM, \`shimkit stop D\`, or D is removed (checked every 500 ms). Once it
 listens it prints the variables the OpenAI and Anthropic SDKs read, for the shell to eval:
@@ -40,8 +44,9 @@ listens it prints the variables the OpenAI and Anthropic SDKs read, for the shel
   export OPENAI_API_KEY=shimkit-test  (and ANTHROPIC_API_KEY)
   export SHIMKIT_SERVER_URL=http://127.0.0.1:PORT
   export NO_PROXY=…,127.0.0.1,localhost  (and no_proxy: clients then skip any HTTP proxy)
-Script it with \`shimkit expect D\` and \`shimkit enqueue D\`, read what it got with
-\`shimkit requests D\`, check with \`shimkit verify D\`. D (made 0700 if missing; else a
+Script it with \`shimkit expect D\`, \`shimkit enqueue D\` and \`shimkit playbook D FILE\`
+(or --playbook here), read what it got with \`shimkit requests D\`, \`shimkit tool-calls D\`
+and \`shimkit tool-results D\`, check with \`shimkit verify D\`. D (made 0700 if missing; else a
 private dir of yours) holds server.json {"url","pid","startedAt"}, control.sock and
 server.lock (its claim: one serve per dir, a second exits 3) while it runs (removed when
 it stops), and server.log for --detach.
@@ -53,6 +58,9 @@ Options:
   --strict             \`verify\` also fails for requests no scripted response answered
   --unmatched MODE     a request nothing answers gets "fail" (default: a 500 naming the
                        closest expectation) or "echo" (its own body back)
+  --playbook FILE      play the model with this playbook (its JSON form; see
+                       \`shimkit playbook --help\`), before any request is served;
+                       may be given more than once
   --detach             start the server in the background (its own process group, output
                        to D/server.log), print the lines once it listens, and exit 0
   --json               print {"url","pid","dir","env"} instead of export lines
@@ -60,6 +68,7 @@ Options:
 Examples:
   eval "$(shimkit serve --dir "$BATS_TEST_TMPDIR/api" --detach)"
   shimkit serve --dir /tmp/api --port 8080 --strict
+  eval "$(shimkit serve --dir "$D" --playbook agent.json --strict --detach)"
   shimkit serve --dir /tmp/api --detach --json`,
   async run(argv) {
     const args = parseArgs('serve', argv, {
@@ -68,6 +77,7 @@ Examples:
       host: { kind: 'value', value: 'H' },
       strict: { kind: 'switch' },
       unmatched: { kind: 'value', value: 'fail|echo' },
+      playbook: { kind: 'list', value: 'FILE' },
       detach: { kind: 'switch' },
       json: { kind: 'switch' },
     });
@@ -117,7 +127,16 @@ function serveSettings(args: Parsed): ServeSettings {
       '--strict needs --unmatched fail: under --strict an unmatched request is a failure, which "echo" would hide. Leave out one of the two.',
     );
   }
-  return { dir, listen, strict, unmatched, json: args.switches.has('json') };
+  const playbooks = (args.lists.get('playbook') ?? []).map((file) => {
+    if (file === '-') {
+      throw new UsageError(
+        'serve',
+        '--playbook takes a file (a detached server reads it again); for stdin, add it once the server runs: shimkit playbook D - < playbook.json.',
+      );
+    }
+    return readPlaybookFile('serve', file);
+  });
+  return { dir, listen, strict, unmatched, json: args.switches.has('json'), playbooks };
 }
 
 async function serve(settings: ServeSettings): Promise<number> {
@@ -141,6 +160,20 @@ async function serveClaimed(
   const options: MockServerOptions = { strict: settings.strict, listen: settings.listen };
   if (settings.unmatched) options.unmatched = settings.unmatched;
   const api = await createMockServer(options);
+  const playbooks: Playbook[] = [];
+  try {
+    for (const { path, json } of settings.playbooks) {
+      try {
+        playbooks.push(api.playbook(json as PlaybookJson));
+      } catch (error) {
+        if (!(error instanceof InvalidOptionError)) throw error;
+        throw new InvalidOptionError(`--playbook ${path}: ${error.message}`);
+      }
+    }
+  } catch (error) {
+    await dispose(api);
+    throw error;
+  }
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
@@ -149,7 +182,7 @@ async function serveClaimed(
   try {
     control = await listenControl(
       root,
-      controlHandler(api, () => stop()),
+      controlHandler(api, () => stop(), playbooks),
     );
   } catch (error) {
     await dispose(api);

@@ -6,6 +6,7 @@ import type { ClaimResult, PendingClaim } from './claim.js';
 import { Exchange } from './exchange.js';
 import type { Intake } from './intake.js';
 import { type CoreParts, entryOf } from './parts.js';
+import { PlaybookFailure, type Take, type WorkerPlaybook } from './playbook/engine.js';
 import { replayNote } from './replay.js';
 import { fixedBody, serve } from './serve.js';
 import { echoResponse, errorResponse, unmatchedText } from './unmatched.js';
@@ -41,7 +42,16 @@ export function answer(
   let wire: WireHttpResponse | undefined;
   let handler: Handler | undefined;
   let error: string | undefined;
-  if (result.kind === 'expect' || result.kind === 'fifo') {
+  let play: { playbook: WorkerPlaybook; take: Extract<Take, { kind: 'answer' }> } | undefined;
+  if (result.kind === 'playbook') {
+    claim = { playbook: result.entry.id };
+    claimedBy = result.entry.name;
+    const { take } = result;
+    if (take.kind === 'refused') {
+      error = take.text;
+      wire = errorResponse(500, 'shimkit_playbook_refused', error);
+    } else play = { playbook: result.entry.playbook, take };
+  } else if (result.kind === 'expect' || result.kind === 'fifo') {
     claim = result.kind === 'expect' ? { expect: result.id } : { fifo: result.index };
     claimedBy = result.kind === 'expect' ? result.name : `fifo#${result.index}`;
     const what =
@@ -56,6 +66,11 @@ export function answer(
   } else if (result.kind === 'failed') {
     error = result.error;
     wire = errorResponse(500, 'shimkit_predicate_failed', error);
+  } else if (result.exhausted && parts.settings.unmatched === 'fail') {
+    const { playbook } = result.exhausted;
+    error = playbook.exhausted(view, label);
+    playbook.failed(error, seq);
+    wire = errorResponse(500, 'shimkit_playbook_exhausted', error);
   } else if (parts.settings.unmatched === 'fail') {
     error = unmatchedText(parts.script, view, label, pending.verdicts);
     if (parts.settings.cassette?.mode === 'replay')
@@ -97,9 +112,30 @@ export function answer(
     error,
   });
   const run = async () => {
+    if (play) {
+      try {
+        wire = await play.playbook.answer(
+          play.take,
+          (kind, target, what, detail) => parts.asker.ask(gen, kind, target, what, entry, detail),
+          seq,
+          label,
+        );
+      } catch (cause) {
+        if (!(cause instanceof PlaybookFailure)) throw cause;
+        if (parts.disposed()) return;
+        error = cause.message;
+        play.playbook.failed(error, seq);
+        wire = errorResponse(500, 'shimkit_playbook_failed', error);
+      }
+    }
     if (handler) {
       const outcome = await parts.asker.ask(gen, handler.kind, handler.id, claimedBy ?? '', entry);
-      if (outcome.kind === 'answer' && typeof outcome.value === 'object') wire = outcome.value;
+      if (
+        outcome.kind === 'answer' &&
+        typeof outcome.value === 'object' &&
+        'status' in outcome.value
+      )
+        wire = outcome.value;
       else if (outcome.kind === 'cancelled' && parts.disposed()) return;
       else {
         error =

@@ -1,10 +1,9 @@
-import type { AskKind, WireEntry } from '../protocol.js';
-import type { WireHttpResponse } from '../types.js';
+import type { AskKind, AskValue, WireEntry } from '../protocol.js';
 import type { EntryLog } from './log.js';
 
 /** How a question to the test's thread ended. */
 export type AskOutcome =
-  | { kind: 'answer'; value: boolean | WireHttpResponse }
+  | { kind: 'answer'; value: AskValue }
   | { kind: 'error'; error: string }
   | { kind: 'timeout'; ms: number }
   /** reset() or dispose() came first. */
@@ -18,10 +17,11 @@ interface Pending {
 
 /**
  * Questions to the test's thread (design §4): a predicate's verdict, a
- * function response's content, the `unmatched` function's response. Each
- * waits at most `timeoutMs`: that thread may be blocked in `execFileSync`,
- * and then no answer can come (HT-04); the caller turns a timeout into a
- * 500 whose text says so (`waitedFor`).
+ * function response's content, the `unmatched` function's response, a
+ * playbook's `.then()` and late-bound params. Each waits at most
+ * `timeoutMs`: that thread may be blocked in `execFileSync`, and then no
+ * answer can come (HT-04); the caller turns a timeout into a 500 whose
+ * text says so (`waitedFor`).
  */
 export class Asker {
   readonly #log: EntryLog;
@@ -40,6 +40,7 @@ export class Asker {
     target: number,
     label: string,
     request: WireEntry,
+    detail?: unknown,
   ): Promise<AskOutcome> {
     const ask = this.#next++;
     return new Promise<AskOutcome>((resolve) => {
@@ -49,7 +50,11 @@ export class Asker {
         resolve({ kind: 'timeout', ms });
       }, ms);
       this.#pending.set(ask, { resolve, timer, gen });
-      this.#log.post({ type: 'ask', gen, ask, kind, target, label, request });
+      this.#log.post(
+        detail === undefined
+          ? { type: 'ask', gen, ask, kind, target, label, request }
+          : { type: 'ask', gen, ask, kind, target, label, request, detail },
+      );
     });
   }
 

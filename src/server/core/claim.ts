@@ -1,17 +1,20 @@
 import type { WireAnswer, WireEntry, WireRequestMatch } from '../protocol.js';
 import { type Asker, waitedFor } from './ask.js';
 import { fits, type RequestView } from './fit.js';
+import { type Take, WorkerPlaybook } from './playbook/engine.js';
 
 /**
- * The claim (design §4 "Exactly once"): the first fitting expectation in
- * order, then the FIFO, then the `unmatched` policy. A claim is one
- * synchronous turn — control drained, fit checked, use counted — so no
- * response is ever taken twice. Requests queue in arrival order; the queue
- * only waits when a request's static parts fit an expectation with a
- * predicate, whose verdict the test's thread gives.
+ * The claim (design §4 "Exactly once"): the first fitting expectation or
+ * playbook in the order they were made, then the FIFO, then the
+ * `unmatched` policy. A claim is one synchronous turn — control drained,
+ * fit checked, use counted (a playbook's step taken) — so no response is
+ * ever taken twice. Requests queue in arrival order; the queue only waits
+ * when a request's static parts fit an entry with a predicate, whose
+ * verdict the test's thread gives.
  */
 
 export interface ScriptExpect {
+  kind: 'expect';
   id: number;
   name: string;
   match: WireRequestMatch;
@@ -28,10 +31,22 @@ export interface ScriptFifo {
   used: number;
 }
 
-/** The expectations and FIFO of the current generation. */
+/** A playbook (SPEC PB), among the expectations: it takes model requests that fit `match` until it is done. */
+export interface ScriptPlaybook {
+  kind: 'playbook';
+  id: number;
+  name: string;
+  match: WireRequestMatch;
+  playbook: WorkerPlaybook;
+}
+
+export type ScriptEntry = ScriptExpect | ScriptPlaybook;
+
+/** The expectations, playbooks and FIFO of the current generation. */
 export class Script {
   gen = 1;
-  expectations: ScriptExpect[] = [];
+  /** Expectations and playbooks, in the order they were made. */
+  entries: ScriptEntry[] = [];
   fifo: ScriptFifo[] = [];
   #fifoHead = 0;
   #seq = 0;
@@ -52,7 +67,7 @@ export class Script {
 
   reset(gen: number): void {
     this.gen = gen;
-    this.expectations = [];
+    this.entries = [];
     this.fifo = [];
     this.#fifoHead = 0;
     this.#seq = 0;
@@ -62,7 +77,10 @@ export class Script {
 export type ClaimResult =
   | { kind: 'expect'; id: number; name: string; answer: WireAnswer }
   | { kind: 'fifo'; index: number; answer: WireAnswer }
-  | { kind: 'unmatched' }
+  /** A playbook took it: an action to answer with, or a refusal that took nothing. */
+  | { kind: 'playbook'; entry: ScriptPlaybook; take: Take }
+  /** `exhausted`: the first playbook it fitted, done (PB-05 "Playbook exhausted"). */
+  | { kind: 'unmatched'; exhausted?: ScriptPlaybook }
   /** A predicate threw or did not answer: the request fails with `error`. */
   | { kind: 'failed'; error: string };
 
@@ -75,8 +93,8 @@ export interface PendingClaim {
   label(): string;
   /** The request as a predicate sees it. */
   entry(): WireEntry;
-  /** Predicate verdicts so far, by expectation id (a string: why it failed). */
-  verdicts: Map<number, boolean | string>;
+  /** Predicate verdicts so far, by script entry (a string: why it failed). */
+  verdicts: Map<ScriptEntry, boolean | string>;
   done(result: ClaimResult, gen: number): void;
 }
 
@@ -118,16 +136,29 @@ export class Claims {
 
   #try(head: PendingClaim): ClaimResult | undefined {
     const script = this.#script;
-    for (const e of script.expectations) {
-      if (e.used >= e.times || !fits(e.match, head.view)) continue;
+    let exhausted: ScriptPlaybook | undefined;
+    for (const e of script.entries) {
+      if (e.kind === 'expect' ? e.used >= e.times : !WorkerPlaybook.takes(head.view)) continue;
+      if (!fits(e.match, head.view)) continue;
       if (e.match.predicate !== undefined) {
-        const verdict = head.verdicts.get(e.id);
+        const verdict = head.verdicts.get(e);
         if (verdict === undefined) {
           this.#askPredicate(head, e);
           return undefined;
         }
         if (typeof verdict === 'string') return { kind: 'failed', error: verdict };
         if (!verdict) continue;
+      }
+      if (e.kind === 'playbook') {
+        if (e.playbook.done) {
+          exhausted ??= e;
+          continue;
+        }
+        return {
+          kind: 'playbook',
+          entry: e,
+          take: e.playbook.take(head.view, head.seq, head.label()),
+        };
       }
       e.used++;
       return { kind: 'expect', id: e.id, name: e.name, answer: e.answer };
@@ -137,22 +168,22 @@ export class Claims {
       fifo.used++;
       return { kind: 'fifo', index: fifo.index, answer: fifo.answer };
     }
-    return { kind: 'unmatched' };
+    return exhausted ? { kind: 'unmatched', exhausted } : { kind: 'unmatched' };
   }
 
-  #askPredicate(head: PendingClaim, e: ScriptExpect): void {
+  #askPredicate(head: PendingClaim, e: ScriptEntry): void {
     this.#waiting = true;
-    const what = `the predicate of expectation '${e.name}'`;
+    const what = `the predicate of ${e.kind === 'expect' ? 'expectation' : 'playbook'} '${e.name}'`;
     const gen = this.#script.gen;
     void this.#asker
       .ask(gen, 'predicate', e.match.predicate as number, e.name, head.entry())
       .then((outcome) => {
         if (head.gen === gen) {
-          if (outcome.kind === 'answer') head.verdicts.set(e.id, outcome.value === true);
+          if (outcome.kind === 'answer') head.verdicts.set(e, outcome.value === true);
           else if (outcome.kind === 'error') {
-            head.verdicts.set(e.id, `shimkit: ${what} threw for ${head.label()}: ${outcome.error}`);
+            head.verdicts.set(e, `shimkit: ${what} threw for ${head.label()}: ${outcome.error}`);
           } else if (outcome.kind === 'timeout') {
-            head.verdicts.set(e.id, waitedFor(what, head.label(), outcome.ms));
+            head.verdicts.set(e, waitedFor(what, head.label(), outcome.ms));
           }
         }
         this.#waiting = false;

@@ -10,12 +10,13 @@ import { declaredLength, readRequest } from './intake.js';
 import { type ListenHandlers, listen } from './listen.js';
 import { EntryLog } from './log.js';
 import { type CoreParts, entryOf, labelOf } from './parts.js';
+import { WorkerPlaybook } from './playbook/engine.js';
 import { Recorder } from './record.js';
 import { clientError, tooLarge } from './refuse.js';
 import { settle } from './settle.js';
 
 /**
- * The server in its worker thread: the script (expectations, FIFO, holds),
+ * The server in its worker thread: the script (expectations, playbooks, FIFO, holds),
  * every claim, and the sockets. Control messages are applied in order,
  * from the port's 'message' event or drained synchronously before every
  * claim; none serves anything inline. Every socket and request callback is
@@ -93,10 +94,22 @@ export class ServerCore {
   #apply(message: ControlMessage): void {
     const script = this.#script;
     switch (message.type) {
-      case 'expect':
+      case 'expect': {
         if (message.gen !== script.gen) return;
-        script.expectations.push({ ...message, used: 0 });
+        const { id, name, match, answer, times } = message;
+        script.entries.push({ kind: 'expect', id, name, match, answer, times, used: 0 });
         return;
+      }
+      case 'playbook': {
+        if (message.gen !== script.gen) return;
+        const { gen, playbook } = message;
+        const { id, name, match } = playbook;
+        const worker = new WorkerPlaybook(playbook, (news) =>
+          this.#log.post({ type: 'playbook', gen, id, news }),
+        );
+        script.entries.push({ kind: 'playbook', id, name, match, playbook: worker });
+        return;
+      }
       case 'enqueue':
         if (message.gen !== script.gen) return;
         for (const entry of message.entries) script.fifo.push({ ...entry, used: 0 });

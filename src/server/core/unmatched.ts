@@ -1,6 +1,7 @@
 import type { WireHttpResponse } from '../types.js';
-import type { Script } from './claim.js';
+import type { Script, ScriptEntry } from './claim.js';
 import { closeness, mismatch, type RequestView } from './fit.js';
+import { WorkerPlaybook } from './playbook/engine.js';
 
 /**
  * What a request no script entry took gets (design §7), and the other
@@ -56,12 +57,12 @@ export function unmatchedText(
   script: Script,
   view: RequestView,
   label: string,
-  verdicts: ReadonlyMap<number, boolean | string>,
+  verdicts: ReadonlyMap<ScriptEntry, boolean | string>,
 ): string {
   const parts = [`shimkit: no scripted response for ${label}.`];
-  let best: (typeof script.expectations)[number] | undefined;
+  let best: ScriptEntry | undefined;
   let bestScore = -1;
-  for (const e of script.expectations) {
+  for (const e of script.entries) {
     const score = closeness(e.match, view);
     if (score > bestScore) {
       best = e;
@@ -70,11 +71,18 @@ export function unmatchedText(
   }
   if (best) {
     const why =
+      (best.kind === 'playbook' && !WorkerPlaybook.takes(view)
+        ? `it takes only model requests (POST /v1/chat/completions, /v1/responses or /v1/messages, each also without /v1), and this is ${view.method.toUpperCase()} ${view.path}`
+        : undefined) ??
       mismatch(best.match, view) ??
-      (verdicts.get(best.id) === false
+      (verdicts.get(best) === false
         ? 'its predicate returned false'
-        : `it fits, but was used up (${best.used} of ${best.times} time${best.times === 1 ? '' : 's'})`);
-    parts.push(`Closest: expectation '${best.name}' — ${why}.`);
+        : best.kind === 'playbook'
+          ? 'it fits, but every action was taken'
+          : `it fits, but was used up (${best.used} of ${best.times} time${best.times === 1 ? '' : 's'})`);
+    parts.push(
+      `Closest: ${best.kind === 'expect' ? 'expectation' : 'playbook'} '${best.name}' — ${why}.`,
+    );
   } else {
     parts.push('No expectation was set.');
   }

@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError } from '../exit-codes.js';
+
+/** A playbook file (PB-07; `-`: stdin): its absolute path and its JSON; a file that is missing or not JSON is a usage error. */
+export function readPlaybookFile(command: string, file: string): { path: string; json: unknown } {
+  const path = file === '-' ? '-' : resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (error) {
+    throw new UsageError(command, `cannot read the playbook ${file}: ${(error as Error).message}.`);
+  }
+  try {
+    return { path, json: JSON.parse(text) };
+  } catch (error) {
+    throw new UsageError(
+      command,
+      `the playbook ${file} is not JSON (${(error as Error).message}). Its form: {"turns":[{"when":"…","do":[{"calls":"bash","params":{…}},{"says":"…"}]}]}.`,
+    );
+  }
+}

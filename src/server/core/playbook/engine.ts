@@ -1,0 +1,279 @@
+import { describeCalls } from '../../playbook/describe.js';
+import type {
+  PlaybookNews,
+  ToolCallRecord,
+  ToolResultRecord,
+  WireAction,
+  WirePlaybook,
+} from '../../playbook/wire.js';
+import type { AskKind } from '../../protocol.js';
+import { toWireResponse } from '../../response.js';
+import type { WireHttpResponse } from '../../types.js';
+import type { AskOutcome } from '../ask.js';
+import { waitedFor } from '../ask.js';
+import { jsonOf, NOT_JSON, type RequestView } from '../fit.js';
+import {
+  type Conversation,
+  type ModelFormat,
+  modelFormatOf,
+  readConversation,
+} from '../model/conversation.js';
+import { modelReply, toolCallId } from '../model/reply.js';
+import {
+  exhaustedText,
+  promptMismatch,
+  refusedText,
+  resultsMismatch,
+  type SentCall,
+  stepText,
+} from './texts.js';
+
+/** What taking a request gave: an action to answer with, or a refusal (nothing taken). */
+export type Take =
+  | {
+      kind: 'answer';
+      action: WireAction;
+      format: ModelFormat;
+      conversation: Conversation;
+      /** The `.then()`s to run first, each with its call's result. */
+      thens: Array<{ fns: number[]; record: ToolResultRecord; call: SentCall }>;
+    }
+  | { kind: 'refused'; text: string };
+
+/** How the engine asks the test's thread (the server's Asker, bound to the request). */
+export type Ask = (
+  kind: AskKind,
+  target: number,
+  label: string,
+  detail?: unknown,
+) => Promise<AskOutcome>;
+
+/** A `.then()` or params function that failed: its text ends the request (a 500) and the playbook. */
+export class PlaybookFailure extends Error {}
+
+/**
+ * A playbook in the worker (SPEC PB): which action comes next, the calls
+ * of the answer before (each later request of a turn must answer them),
+ * and the work of answering. `take()` is synchronous, inside the claim: it
+ * checks the turn's rule and takes the step, so no action is answered
+ * twice. `answer()` then runs the test's functions (`.then()`s, late-bound
+ * params) in order, one request after another, and builds the answer in
+ * the request's format. Each piece of news is posted before the bytes it
+ * describes.
+ */
+export class WorkerPlaybook {
+  readonly wire: WirePlaybook;
+  readonly #post: (news: PlaybookNews) => void;
+  #next = 0;
+  #sent: SentCall[] = [];
+  #last: { step: number; turn: number; describe: string } | undefined;
+  /** Why it answers no more (a function of the test failed). */
+  #broken: string | undefined;
+  #chain: Promise<unknown> = Promise.resolve();
+
+  constructor(wire: WirePlaybook, post: (news: PlaybookNews) => void) {
+    this.wire = wire;
+    this.#post = post;
+  }
+
+  /** Whether every action was taken. */
+  get done(): boolean {
+    return this.#next >= this.wire.actions.length;
+  }
+
+  /** Whether `view` is a model request (the playbook's match aside). */
+  static takes(view: RequestView): boolean {
+    return modelFormatOf(view.method, view.path) !== undefined;
+  }
+
+  /** Take the next action for this request, or refuse it (PB-02); call only when not `done`. */
+  take(view: RequestView, seq: number, label: string): Take {
+    const action = this.wire.actions[this.#next] as WireAction;
+    const format = modelFormatOf(view.method, view.path) as ModelFormat;
+    const body = jsonOf(view);
+    const read =
+      body === NOT_JSON
+        ? { problem: `the body is not JSON (${view.body.length} bytes)` }
+        : readConversation(format, body);
+    if ('problem' in read) {
+      return this.#refuse(
+        seq,
+        label,
+        action,
+        `expected a model request, but ${read.problem}`,
+        '(none)',
+      );
+    }
+    if (this.#broken !== undefined) {
+      return this.#refuse(
+        seq,
+        label,
+        action,
+        `is not answered: the playbook stopped — ${this.#broken}`,
+        read.last,
+      );
+    }
+    const results = new Map(read.results.map((r) => [r.toolCallId, r]));
+    if (action.first) {
+      const why = promptMismatch(this.wire.prompts[action.turn - 1] ?? '', read.prompt);
+      if (why !== undefined) return this.#refuse(seq, label, action, why, read.last);
+    } else {
+      const missing = this.#sent.filter((c) => !results.has(c.toolCallId));
+      if (missing.length > 0) {
+        const why = resultsMismatch(this.#sent, missing, [...results.keys()]);
+        return this.#refuse(seq, label, action, why, read.last);
+      }
+    }
+    const records: ToolResultRecord[] = [];
+    const thens: Array<{ fns: number[]; record: ToolResultRecord; call: SentCall }> = [];
+    for (const call of this.#sent) {
+      const result = results.get(call.toolCallId);
+      if (!result) continue;
+      const record: ToolResultRecord = {
+        step: call.step,
+        turn: call.turn,
+        toolName: call.toolName,
+        toolCallId: call.toolCallId,
+        text: result.text,
+        content: result.content,
+        isError: result.isError,
+        seq,
+      };
+      records.push(record);
+      if (call.thens.length > 0) thens.push({ fns: call.thens, record, call });
+    }
+    if (records.length > 0) this.#post({ kind: 'results', records });
+    if (action.first) {
+      this.#post({ kind: 'turn', record: { turn: action.turn, prompt: read.prompt ?? '', seq } });
+    }
+    this.#post({ kind: 'step', step: action.step, seq });
+    this.#next++;
+    const key = this.#key(action);
+    this.#sent = (action.calls ?? []).map((call, k) => ({
+      toolCallId: toolCallId(format, key, k + 1),
+      toolName: call.tool,
+      step: action.step,
+      turn: action.turn,
+      thens: call.thens,
+    }));
+    return { kind: 'answer', action, format, conversation: read, thens };
+  }
+
+  /**
+   * The answer to a taken request: its `.then()`s run, its late-bound
+   * params resolved (in order, after every earlier request's), its calls
+   * recorded, then the answer in the request's format. Throws a
+   * PlaybookFailure when a function of the test failed (after which the
+   * playbook refuses every request, saying why).
+   */
+  answer(
+    take: Extract<Take, { kind: 'answer' }>,
+    ask: Ask,
+    seq: number,
+    label: string,
+  ): Promise<WireHttpResponse> {
+    const run = this.#chain.then(() => this.#answer(take, ask, seq, label));
+    this.#chain = run.catch(() => {});
+    return run;
+  }
+
+  async #answer(
+    take: Extract<Take, { kind: 'answer' }>,
+    ask: Ask,
+    seq: number,
+    label: string,
+  ): Promise<WireHttpResponse> {
+    const { action, format, conversation } = take;
+    for (const { fns, record, call } of take.thens) {
+      for (const fn of fns) {
+        const what = `the .then() of calls(${JSON.stringify(call.toolName)}) at step ${call.step} of playbook '${this.wire.name}'`;
+        await this.#ask(ask, 'then', fn, what, label, record);
+      }
+    }
+    const key = this.#key(action);
+    const sent: Array<{ name: string; arguments: string }> = [];
+    for (const call of action.calls ?? []) {
+      let args = call.arguments;
+      if (call.params !== undefined) {
+        const what = `the params function of calls(${JSON.stringify(call.tool)}) at step ${action.step} of playbook '${this.wire.name}'`;
+        const value = await this.#ask(ask, 'params', call.params, what, label);
+        args = JSON.stringify((value as { params: Record<string, unknown> }).params);
+      }
+      sent.push({ name: call.tool, arguments: args ?? '{}' });
+    }
+    let describe = action.describe;
+    if (action.kind === 'calls') {
+      const records: ToolCallRecord[] = sent.map((call, k) => ({
+        step: action.step,
+        turn: action.turn,
+        toolName: call.name,
+        toolCallId: toolCallId(format, key, k + 1),
+        params: JSON.parse(call.arguments) as Record<string, unknown>,
+        seq,
+      }));
+      describe = describeCalls(
+        sent.map((c) => ({ tool: c.name, params: c.arguments })),
+        sent.length > 1,
+      );
+      this.#post({ kind: 'calls', step: action.step, calls: records, describe });
+    }
+    this.#last = { step: action.step, turn: action.turn, describe };
+    const reply = modelReply(
+      format,
+      conversation.stream,
+      action.kind === 'says' ? { key, text: action.text ?? '', calls: [] } : { key, calls: sent },
+      { model: conversation.model, includeUsage: conversation.includeUsage },
+    );
+    return toWireResponse(
+      reply,
+      `the answer of ${stepText(action)} of playbook '${this.wire.name}'`,
+    );
+  }
+
+  async #ask(
+    ask: Ask,
+    kind: AskKind,
+    target: number,
+    what: string,
+    label: string,
+    detail?: unknown,
+  ): Promise<unknown> {
+    const outcome = await ask(kind, target, what, detail);
+    if (outcome.kind === 'answer') return outcome.value;
+    const text =
+      outcome.kind === 'timeout'
+        ? waitedFor(what, label, outcome.ms)
+        : outcome.kind === 'error'
+          ? `shimkit: ${what} failed for ${label}: ${outcome.error}`
+          : `shimkit: ${what} for ${label} was ended by reset() or dispose().`;
+    this.#broken ??= text;
+    throw new PlaybookFailure(text);
+  }
+
+  /** The text of a request after the last action that nothing else took (PB-05). */
+  exhausted(view: RequestView, label: string): string {
+    const format = modelFormatOf(view.method, view.path);
+    const body = jsonOf(view);
+    const read =
+      format === undefined || body === NOT_JSON ? undefined : readConversation(format, body);
+    const last =
+      read === undefined || 'problem' in read ? '(not a model request it can read)' : read.last;
+    return exhaustedText(this.wire.name, this.wire.actions.length, this.#last, label, last);
+  }
+
+  /** A function failed: the text is news for assertDone(). */
+  failed(text: string, seq: number): void {
+    this.#post({ kind: 'failure', text, seq });
+  }
+
+  #refuse(seq: number, label: string, action: WireAction, why: string, last: string): Take {
+    const text = refusedText(this.wire.name, label, action, why, last);
+    this.#post({ kind: 'failure', text, seq });
+    return { kind: 'refused', text };
+  }
+
+  /** `p1_s3`: playbook 1, step 3 — the ids of its answer. */
+  #key(action: WireAction): string {
+    return `p${this.wire.id}_s${action.step}`;
+  }
+}
