@@ -7,6 +7,7 @@ import type { ArgMatcher } from './queue/types.js';
 import { mismatch as requestMismatch } from './server/core/fit.js';
 import { formatRequest } from './server/logged.js';
 import { encodeMatch } from './server/match.js';
+import type { ToolResultRecord } from './server/playbook/wire.js';
 import type { LoggedRequest, RequestMatch } from './server/types.js';
 
 /**
@@ -36,6 +37,49 @@ function isServer(value: unknown): value is ServerLike {
     typeof (value as ServerLike | undefined)?.requests === 'function' &&
     typeof (value as ServerLike).hold === 'function'
   );
+}
+
+interface PlaybookLike {
+  name: string;
+  toolResults(): ToolResultRecord[];
+  remaining(): unknown[];
+}
+
+/** Duck-typed as isServer: a Playbook has `toolResults` and `remaining`. */
+function isPlaybook(value: unknown): value is PlaybookLike {
+  return (
+    typeof (value as PlaybookLike | undefined)?.toolResults === 'function' &&
+    typeof (value as PlaybookLike).remaining === 'function'
+  );
+}
+
+/** What a tool result is expected to be: its text (exactly, or a pattern), or fields of it. */
+export type ToolResultExpectation =
+  | string
+  | RegExp
+  | { text?: string | RegExp; isError?: boolean; step?: number; turn?: number };
+
+/** Why `result` is not what `expected` says, or undefined when it is. */
+function resultMiss(
+  expected: ToolResultExpectation | undefined,
+  result: ToolResultRecord,
+): string | undefined {
+  if (expected === undefined) return undefined;
+  const want =
+    typeof expected === 'string' || expected instanceof RegExp ? { text: expected } : expected;
+  const { text, isError, step, turn } = want;
+  if (
+    text instanceof RegExp ? !text.test(result.text) : text !== undefined && text !== result.text
+  ) {
+    return `text: expected ${text instanceof RegExp ? String(text) : JSON.stringify(text)}, got ${JSON.stringify(result.text)}`;
+  }
+  if (isError !== undefined && isError !== result.isError)
+    return `isError: expected ${isError}, got ${result.isError}`;
+  if (step !== undefined && step !== result.step)
+    return `step: expected ${step}, got ${result.step}`;
+  if (turn !== undefined && turn !== result.turn)
+    return `turn: expected ${turn}, got ${result.turn}`;
+  return undefined;
 }
 
 /** Why `request` does not fit `match` (the first part that differs), or undefined when it does. */
@@ -126,6 +170,45 @@ export const matchers = {
     };
   },
 
+  /**
+   * The agent sent the playbook a result for a call of `tool` that is what
+   * `expected` says (its text exactly, a RegExp it matches, or `{ text,
+   * isError, step, turn }`; none: any result of that tool). The failure
+   * lists the results it received.
+   *
+   * @example
+   * expect(play).toHaveReceivedToolResult('bash', /file1\.txt/);
+   * expect(play).toHaveReceivedToolResult('read', { isError: true });
+   */
+  toHaveReceivedToolResult(
+    received: unknown,
+    tool: string,
+    expected?: ToolResultExpectation,
+  ): MatcherResult {
+    if (!isPlaybook(received)) throw new TypeError('toHaveReceivedToolResult() expects a Playbook');
+    const results = received.toolResults();
+    const mine = results.filter((r) => r.toolName === tool);
+    const misses = mine.map((r) => resultMiss(expected, r));
+    const hit = misses.indexOf(undefined);
+    const what = `a result of ${JSON.stringify(tool)}${expected === undefined ? '' : ' as expected'}`;
+    const listed = results
+      .map((r) => {
+        const miss = r.toolName === tool ? misses[mine.indexOf(r)] : undefined;
+        const text = JSON.stringify(r.text);
+        return `\n  #${r.seq} step ${r.step} ${r.toolName} ${r.toolCallId}${r.isError ? ' (error)' : ''} ${text.length > 80 ? `${text.slice(0, 79)}…` : text}${miss ? `: ${miss}` : ''}`;
+      })
+      .join('');
+    return {
+      pass: hit !== -1,
+      message: () =>
+        hit !== -1
+          ? `expected playbook '${received.name}' not to have received ${what}, but request #${mine[hit]?.seq} carried one${listed}`
+          : results.length === 0
+            ? `expected playbook '${received.name}' to have received ${what}, but it received no tool result`
+            : `expected playbook '${received.name}' to have received ${what}; none was:${listed}`,
+    };
+  },
+
   /** The proxy forwarded exactly `n` frames in `direction` (`'c2s'` or `'s2c'`), over all connections. */
   toHaveForwarded(received: unknown, direction: 'c2s' | 's2c', n: number): MatcherResult {
     if (typeof (received as Forwarding | undefined)?.forwarded !== 'function') {
@@ -146,4 +229,5 @@ export interface ShimkitMatchers<R = unknown> {
   toHaveConsumedAllResponses(): R;
   toHaveForwarded(direction: 'c2s' | 's2c', n: number): R;
   toHaveReceivedRequest(match: RequestMatch): R;
+  toHaveReceivedToolResult(tool: string, expected?: ToolResultExpectation): R;
 }

@@ -25,4 +25,5 @@ if (typeof expect === 'undefined' || typeof expect?.extend !== 'function') {
 }
 expect.extend(matchers);
 
+export type { ToolResultExpectation } from '../matchers.js';
 export { matchers };

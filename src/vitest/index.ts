@@ -223,5 +223,6 @@ export const test = base.extend<ShimkitFixtures & InternalFixtures>({
   },
 });
 
+export type { ToolResultExpectation } from '../matchers.js';
 export { expect, matchers };
 export const it = test;

@@ -51,3 +51,34 @@ test('toHaveReceivedRequest on a mock server', async () => {
     await api.dispose();
   }
 });
+
+test('toHaveReceivedToolResult on a playbook', async () => {
+  const { createMockServer, calls, says, when } = require('shimkit');
+  const api = await createMockServer({ strict: true });
+  try {
+    const play = api.playbook([when('go', [calls('bash', { command: 'ls' }), says('ok')])]);
+    const post = (messages) =>
+      execFileSync('curl', [
+        '-sf',
+        '-H',
+        'content-type: application/json',
+        '-d',
+        JSON.stringify({ model: 'm', messages }),
+        `${api.url}/v1/chat/completions`,
+      ]);
+    const user = { role: 'user', content: 'go' };
+    const first = JSON.parse(post([user]).toString());
+    post([
+      user,
+      first.choices[0].message,
+      { role: 'tool', tool_call_id: 'call_shimkit_p1_s1_1', content: 'a.txt' },
+    ]);
+    expect(play).toHaveReceivedToolResult('bash', 'a.txt');
+    expect(play).not.toHaveReceivedToolResult('bash', { isError: true });
+    expect(() => expect(play).toHaveReceivedToolResult('bash', /b\.txt/)).toThrow(
+      'text: expected /b\\.txt/, got "a.txt"',
+    );
+  } finally {
+    await api.dispose();
+  }
+});

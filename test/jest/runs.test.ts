@@ -51,11 +51,11 @@ describe('under jest', () => {
     },
   );
 
-  it('VT-02 HT-11 shimkit/jest registers the matchers with jest, toHaveReceivedRequest too (the package export, dist build)', async () => {
+  it('VT-02 HT-11 PB-03 shimkit/jest registers the matchers with jest, toHaveReceivedRequest and toHaveReceivedToolResult too (the package export, dist build)', async () => {
     const run = jest('matchers.test.cjs');
     const r = await runCommand(process.execPath, run.args, { env: run.env });
     expect(r.code, r.stderr.toString()).toBe(0);
-    expect(r.stderr.toString()).toMatch(/Tests:\s+2 passed, 2 total/);
+    expect(r.stderr.toString()).toMatch(/Tests:\s+3 passed, 3 total/);
   });
 
   it('VT-04 SP-11 jest ended by SIGTERM leaves no temp dir or process', async () => {

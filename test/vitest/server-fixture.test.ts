@@ -2,10 +2,11 @@
 // (HT-11): strict, disposed after each test even when it fails, clients in
 // other processes (curl).
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, describe } from 'vitest';
-import { type MockServer, reply, sse } from '../../src/index.js';
+import { calls, type MockServer, reply, says, sse, when } from '../../src/index.js';
 import { expect, test } from '../../src/vitest/index.js';
-import { runCommand } from '../helpers/index.js';
+import { runCommand, testDir } from '../helpers/index.js';
 
 const made: MockServer[] = [];
 afterAll(() => {
@@ -95,5 +96,30 @@ describe('shimkit/vitest mockServer', () => {
     api.expect({ path: '/slow' }, () => new Promise(() => {}), { optional: true });
     const r = await post(`${api.url}/slow`, {});
     expect(r.out).toContain('2000 ms');
+  });
+
+  test('PB-07 the mockServer fixture plays a playbook for an agent in another process; toHaveReceivedToolResult says what came', async ({
+    mockServer,
+  }) => {
+    const api = await mockServer();
+    made.push(api);
+    const play = api.playbook([
+      when('Where am I?', [calls('bash', { command: 'echo /srv/app' }), says('In /srv/app.')]),
+    ]);
+    const agent = join(import.meta.dirname, '../fixtures/tool-agent.mjs');
+    const r = await runCommand(process.execPath, [agent, '--api', 'chat', 'Where am I?'], {
+      env: api.env(),
+      cwd: testDir(),
+    });
+    expect(JSON.parse(r.stdout.toString()).turns[0].text).toBe('In /srv/app.');
+    expect(play).toHaveReceivedToolResult('bash', '/srv/app\n');
+    expect(play).toHaveReceivedToolResult('bash', { text: /srv/, isError: false, step: 1 });
+    expect(play).not.toHaveReceivedToolResult('read');
+    expect(() => expect(play).toHaveReceivedToolResult('bash', /nowhere/)).toThrow(
+      `expected playbook 'playbook#1' to have received a result of "bash" as expected; none was:\n  #2 step 1 bash call_shimkit_p1_s1_1 "/srv/app\\n": text: expected /nowhere/, got "/srv/app\\n"`,
+    );
+    expect(() => expect(play).not.toHaveReceivedToolResult('bash')).toThrow(
+      'but request #2 carried one',
+    );
   });
 });
