@@ -63,6 +63,7 @@ const IDS = {
   'A client that expects more than it gets fails fast': 'PX-09',
   'Fault a JSON-RPC server on stdio': 'PX-14',
   'Hold a reply for a race, then read the timeline': 'PX-15 PX-13',
+  'Play the model for a tool-calling agent': 'PB-08 PB-01 PB-03 PB-04',
   'Stream a chat completion to the agent under test': 'HT-01 HT-04 HT-07 HT-08',
   'Cut the stream after the first token': 'HT-05',
   'Retry after 429': 'HT-03 HT-08',

@@ -72,6 +72,7 @@ describe('README.md: every example runs as it is printed', () => {
       [
         'bash From bash, pytest or Go: the `shimkit` command',
         'bash A mock OpenAI or Anthropic API: `shimkit serve`',
+        'bash Play the model from any language: `shimkit serve --playbook`',
         'go From bash, pytest or Go: the `shimkit` command',
         'js jest and node:test',
         'python From bash, pytest or Go: the `shimkit` command',
@@ -143,6 +144,24 @@ describe('README.md: every example runs as it is printed', () => {
     const out = r.stdout.toString() + r.stderr.toString();
     expect(r.code, out).toBe(0);
     expect(out).toContain('ok 1 a chat stream, then a rate limit');
+  });
+
+  it('PB-07 the shimkit serve --playbook example, run by bats from the project root', async () => {
+    const dir = project();
+    copy(
+      block('bash', 'Play the model from any language: `shimkit serve --playbook`'),
+      dir,
+      'agent.bats',
+    );
+    const bats = join(require.resolve('bats/package.json'), '..', 'bin', 'bats');
+    // A server the example left running (a failed teardown) is killed when the test ends.
+    const r = await runCommand(bats, ['--tap', 'agent.bats'], {
+      cwd: dir,
+      env: { ...process.env, TMPDIR: serverTestDir() },
+    });
+    const out = r.stdout.toString() + r.stderr.toString();
+    expect(r.code, out).toBe(0);
+    expect(out).toContain('ok 1 the model calls bash, then answers with what it returned');
   });
 
   const python = python3();

@@ -3,12 +3,77 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createMockServer, reply, run, sse } from 'shimkit';
+import { join, resolve } from 'node:path';
+import {
+  calls,
+  createMockBinary,
+  createMockServer,
+  createSandbox,
+  reply,
+  run,
+  says,
+  sse,
+  when,
+} from 'shimkit';
 import { expect } from 'vitest';
 import { test as example } from 'vitest';
 
+const toolAgent = resolve('examples/agent/tool-agent.mjs'); // node tool-agent.mjs PROMPT
 const agent = ['examples/agent/agent.mjs']; // node examples/agent/agent.mjs PROMPT
+
+example("PB-08 PB-01 PB-03 PB-04 README: Play the model for a tool-calling agent", async () => {
+await using api = await createMockServer({ strict: true });
+await using sb = createSandbox();
+await using git = createMockBinary('git', {
+  responses: [{ stdout: '## main...origin/main [ahead 1]\n' }, { stderr: 'main -> main\n' }],
+});
+sb.use(git); // the agent's bash finds the mock first on PATH
+
+const play = api.playbook([
+  when('Is my branch pushed?', [
+    calls('bash', { command: 'git status -sb' }),
+    calls('bash', { command: 'git push' }),
+    says('It was 1 commit ahead of origin; I pushed it.'),
+  ]),
+]);
+
+const r = await run('node', [toolAgent, 'Is my branch pushed?'], {
+  sandbox: sb,
+  env: api.env({}), // the server's variables only: OPENAI_BASE_URL, the keys, NO_PROXY
+});
+
+expect(r.stdout).toBe('It was 1 commit ahead of origin; I pushed it.\n');
+expect(r.stderr).toBe('$ git status -sb\n$ git push\n');
+expect(git.calls().map((c) => c.argv)).toEqual([['status', '-sb'], ['push']]);
+expect(play.toolResults()).toMatchObject([
+  { step: 1, toolName: 'bash', text: '## main...origin/main [ahead 1]\n', isError: false },
+  { step: 2, toolName: 'bash', text: 'main -> main\n', isError: false },
+]);
+play.assertDone(); // every action answered; strict dispose() checks it too
+});
+
+example("PB-08 PB-01 PB-03 PB-04 README: Play the model for a tool-calling agent (2)", async () => {
+await using api = await createMockServer({ strict: true });
+let branch = '';
+api.playbook([
+  when(/branch/, [
+    calls('bash', { command: 'git branch --show-current' }).then((result) => {
+      branch = result.text.trim();
+    }),
+    calls('bash', () => ({ command: `git log -1 --format=%s ${branch}` })),
+    says('Done.'),
+  ]),
+]);
+await using sb = createSandbox({ git: true }); // a repo on main with one commit
+
+const r = await run('node', [toolAgent, 'What is the last commit on my branch?'], {
+  sandbox: sb,
+  env: api.env({}),
+});
+
+expect(r.stderr).toBe('$ git branch --show-current\n$ git log -1 --format=%s main\n');
+expect(branch).toBe('main');
+});
 
 example("HT-01 HT-04 HT-07 HT-08 README: Stream a chat completion to the agent under test", async () => {
 await using api = await createMockServer({ strict: true });
