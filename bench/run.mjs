@@ -24,7 +24,13 @@ import {
   proxyThroughput,
 } from './proxy.mjs';
 import { pty } from './pty.mjs';
-import { serverConcurrent, serverEventGap, serverJson, serverSse } from './server.mjs';
+import {
+  serverConcurrent,
+  serverEventGap,
+  serverJson,
+  serverPlaybook,
+  serverSse,
+} from './server.mjs';
 
 const RESULTS = new URL('./results.json', import.meta.url);
 
@@ -76,6 +82,8 @@ const targets = {
   'server.concurrent1000.duplicated': (v) => v === 0,
   'server.concurrent1000.errors': (v) => v === 0,
   'server.concurrent1000.ratioToBare': (v) => v >= 0.8,
+  'server.playbook.ratioToEnqueue': (v) => v <= 1.1,
+  'server.playbook.errors': (v) => v === 0,
   'proxy.rtt.inProcessP50RatioToSocat': (v) => v <= 1.0,
   'proxy.stalledReader.growthMiB': (v) => v <= 64,
   'packInstall.online.ms': (v) => v < 5000,
@@ -137,6 +145,8 @@ const targetText = {
   'server.concurrent1000.duplicated': '= 0',
   'server.concurrent1000.errors': '= 0',
   'server.concurrent1000.ratioToBare': '≥ 0.8',
+  'server.playbook.ratioToEnqueue': '≤ 1.10',
+  'server.playbook.errors': '= 0',
   'packInstall.online.ms': '< 5000',
   'packInstall.offline.ms': '< 5000',
   'pty.node.ratioToPipe': '≤ 1.5',
@@ -182,6 +192,7 @@ const suites = {
   'server.sse': serverSse,
   'server.concurrent1000': serverConcurrent,
   'server.eventGapErrorMs': serverEventGap,
+  'server.playbook': serverPlaybook,
   packInstall,
 };
 const results = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};

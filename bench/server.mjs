@@ -132,3 +132,39 @@ export async function serverEventGap({ rounds = 3 } = {}) {
   process.stderr.write(`  eventGapErrorMs: ${JSON.stringify(out)}\n`);
   return out;
 }
+
+/**
+ * PB (issue 37): a 10-answer tool-calling conversation through the openai
+ * SDK, played by a playbook vs the same answers enqueued; per round the
+ * median conversation time of each (the first fifth is warm-up), rounds in
+ * alternating order, the median of the per-round ratios kept.
+ */
+export async function serverPlaybook({ rounds = 7, conversations = 40 } = {}) {
+  const ratios = [];
+  const times = { playbook: [], enqueue: [] };
+  let errors = 0;
+  for (let r = 0; r < rounds; r++) {
+    const got = {};
+    for (const mode of r % 2 === 0 ? ['enqueue', 'playbook'] : ['playbook', 'enqueue']) {
+      const host = child('playbook-host', [mode, String(conversations)]);
+      const url = await host.line();
+      const agent = child('playbook-agent', [url, String(conversations)]);
+      const { ms } = JSON.parse(await agent.line());
+      await agent.exited;
+      host.end();
+      errors += JSON.parse(await host.line()).errors;
+      await host.exited;
+      got[mode] = median(ms.slice(Math.floor(conversations / 5)));
+      times[mode].push(got[mode]);
+    }
+    ratios.push(got.playbook / got.enqueue);
+  }
+  const out = {
+    playbookConversationMs: round(median(times.playbook), 3),
+    enqueueConversationMs: round(median(times.enqueue), 3),
+    ratioToEnqueue: round(median(ratios)),
+    errors,
+  };
+  process.stderr.write(`  playbook: ${JSON.stringify(out)}\n`);
+  return out;
+}
