@@ -20,6 +20,8 @@ export interface ServeSettings {
 export const NOTIFY_VAR = 'SHIMKIT_SERVE_NOTIFY_FD';
 /** How long `serve --detach` waits for the server to listen. */
 const READY_MS = 15_000;
+/** How long `serve --detach` waits for the exit status of a server that closed the pipe without its lines. */
+const EXIT_MS = 2000;
 
 /**
  * `shimkit serve --detach`: the same command without --detach, in its own
@@ -74,8 +76,17 @@ export async function detach(settings: ServeSettings): Promise<number> {
   }
   let code: number | null = null;
   if (ready === 'timeout') killGroup(child.pid);
-  else
-    code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 2000))]);
+  else {
+    // Its exit status, if it comes soon; the timer is cleared so a quick exit is not held up.
+    let timer: NodeJS.Timeout | undefined;
+    code = await Promise.race([
+      exited,
+      new Promise<null>((r) => {
+        timer = setTimeout(() => r(null), EXIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
   child.unref();
   const why =
     ready === 'timeout'
