@@ -68,8 +68,9 @@ export const serverVerifyCommand: Command = {
   usage: 'shimkit verify D [--json]',
   help: `With D a mock server's dir (shimkit serve): exit 1, with the report on stderr, if a
 response of \`shimkit expect\` or \`shimkit enqueue\` was not used as often as scripted
-(--optional ones aside), or, for a server started with --strict, a request had no
-scripted response. Otherwise print one "ok" line and exit 0.
+(--optional ones aside), a playbook (\`shimkit playbook\`, \`serve --playbook\`) was not
+played through or refused a request, or, for a server started with --strict, a request
+had no scripted response. Otherwise print one "ok" line and exit 0.
 
 Options:
   --json   print {"ok","url","requests","report"} on stdout instead ("report" null when ok)
@@ -98,11 +99,24 @@ Examples:
   },
 };
 
-/** The library's advice for an unmatched request, as the commands that give it (`shimkit expect D …`). */
+/**
+ * The library's advice in the words of the commands that give it: for an
+ * unmatched request `shimkit expect D …`; for a playbook (PB-07) the
+ * variables `shimkit serve` printed and `shimkit tool-results D`.
+ */
 export function inCliWords(report: string, dir: string): string {
-  return report.replace(
-    /api\.expect\(\{ method: '([A-Z]+)', path: '([^']*)' \}, …\) or api\.enqueue\(…\)/g,
-    (_, method: string, path: string) =>
-      `shimkit expect ${shQuote(dir)} --method ${method} --path ${shQuote(path)} --sse-chat … (or --status, --json) or shimkit enqueue ${shQuote(dir)} …`,
-  );
+  return report
+    .replace(
+      /api\.expect\(\{ method: '([A-Z]+)', path: '([^']*)' \}, …\) or api\.enqueue\(…\)/g,
+      (_, method: string, path: string) =>
+        `shimkit expect ${shQuote(dir)} --method ${method} --path ${shQuote(path)} --sse-chat … (or --status, --json) or shimkit enqueue ${shQuote(dir)} …`,
+    )
+    .replaceAll(
+      'that the agent uses this server (env()).',
+      'that the agent uses this server (the variables `shimkit serve` printed).',
+    )
+    .replaceAll(
+      'the tool results it sent are in play.toolResults().',
+      `the tool results it sent are in: shimkit tool-results ${shQuote(dir)}`,
+    );
 }

@@ -1,3 +1,4 @@
+import { InvalidOptionError } from 'shimkit';
 import { parseArgs, positionals } from '../args.js';
 import type { Command } from '../command.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
@@ -68,11 +69,17 @@ Examples:
     const args = parseArgs('playbook', argv, {});
     const [d, file] = positionals('playbook', args, ['D', 'FILE']) as [string, string];
     const dir = ownServerDir(d, false);
-    const { json } = readPlaybookFile('playbook', file);
-    const added = (await ask(dir, { op: 'playbook', playbook: json })) as {
-      name: string;
-      total: number;
-    };
+    const { path, json } = readPlaybookFile('playbook', file);
+    let added: { name: string; total: number };
+    try {
+      added = (await ask(dir, { op: 'playbook', playbook: json })) as typeof added;
+    } catch (error) {
+      // The server's check names the key; the file is the command's to name (as serve --playbook does).
+      if (!(error instanceof InvalidOptionError)) throw error;
+      throw new InvalidOptionError(
+        `${path === '-' ? 'the playbook on stdin' : path}: ${error.message}`,
+      );
+    }
     process.stdout.write(`${added.name}: ${plural(added.total, 'action')}\n`);
     return ExitCode.ok;
   },
