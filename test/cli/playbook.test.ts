@@ -507,8 +507,8 @@ describe('playbooks from the command line (PB-07)', () => {
     expect(report).toContain(
       `Playbook exhausted: consumed 1 of 1 action (playbook 'playbook#1'); last consumed: says("Hello!") at step 1 (turn 1). Then POST /v1/responses (request #3) asked for more`,
     );
-    expect(report).toContain(`the tool results it sent are in: shimkit tool-results ${d}`);
-    expect(report).not.toContain('play.toolResults()');
+    expect(report).toContain(`what its tools returned is in shimkit tool-results ${d}.`);
+    expect(report).not.toContain('toolResults()');
     expect(log).toMatch(
       /^#1 POST \/v1\/responses → 500 \d+ bytes complete \(playbook#1\)\n#2 POST \/v1\/responses → 200 \d+ bytes complete \(playbook#1\)\n#3 POST \/v1\/responses → 500 \d+ bytes complete \(unmatched\)\n$/,
     );

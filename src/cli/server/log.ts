@@ -116,7 +116,7 @@ export function inCliWords(report: string, dir: string): string {
       'that the agent uses this server (the variables `shimkit serve` printed).',
     )
     .replaceAll(
-      'the tool results it sent are in play.toolResults().',
-      `the tool results it sent are in: shimkit tool-results ${shQuote(dir)}`,
+      "the playbook's toolResults() (from the CLI: shimkit tool-results).",
+      `shimkit tool-results ${shQuote(dir)}.`,
     );
 }

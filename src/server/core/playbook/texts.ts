@@ -78,5 +78,5 @@ export function exhaustedText(
     last === undefined
       ? ''
       : `; last consumed: ${last.describe} at step ${last.step} (turn ${last.turn})`;
-  return `Playbook exhausted: ${consumed}${lastText}. Then ${label} asked for more; its last message: ${lastMessage}. The agent made more model requests than the playbook has actions: often a tool result it did not expect (an error it retries or works around) or a loop of its own. Add the actions it needs; the tool results it sent are in play.toolResults().`;
+  return `Playbook exhausted: ${consumed}${lastText}. Then ${label} asked for more; its last message: ${lastMessage}. The agent made more model requests than the playbook has actions: often a tool result it did not expect (an error it retries or works around) or a loop of its own. Add the actions it needs; what its tools returned is in the playbook's toolResults() (from the CLI: shimkit tool-results).`;
 }
