@@ -68,9 +68,10 @@ function resultMiss(
   const want =
     typeof expected === 'string' || expected instanceof RegExp ? { text: expected } : expected;
   const { text, isError, step, turn } = want;
-  if (
-    text instanceof RegExp ? !text.test(result.text) : text !== undefined && text !== result.text
-  ) {
+  // A RegExp is used without its g and y flags: a pattern's lastIndex must not carry over (as the other matchers).
+  const pattern =
+    text instanceof RegExp ? new RegExp(text.source, text.flags.replace(/[gy]/g, '')) : undefined;
+  if (pattern ? !pattern.test(result.text) : text !== undefined && text !== result.text) {
     return `text: expected ${text instanceof RegExp ? String(text) : JSON.stringify(text)}, got ${JSON.stringify(result.text)}`;
   }
   if (isError !== undefined && isError !== result.isError)
