@@ -20,6 +20,8 @@ export class Asks {
   readonly #predicates = new Map<number, (request: LoggedRequest) => boolean>();
   readonly #handlers = new Map<number, ResponseHandler>();
   readonly #playbookFunctions = new Map<number, PlaybookFunction>();
+  /** Questions the worker stopped waiting for before they began: not run. */
+  readonly #dropped = new Set<number>();
   #next = 1;
 
   constructor(ctx: ServerContext) {
@@ -49,13 +51,21 @@ export class Asks {
     this.#predicates.clear();
     this.#handlers.clear();
     this.#playbookFunctions.clear();
+    this.#dropped.clear();
   }
 
   answer(event: Ask): void {
     queueMicrotask(() => void this.#answer(event));
   }
 
+  /** The worker stopped waiting for question `ask` (its request got its error already). */
+  drop(ask: number): void {
+    this.#dropped.add(ask);
+  }
+
   async #answer(event: Ask): Promise<void> {
+    if (this.#dropped.delete(event.ask)) return; // its timeout came first: running it now would act on a request that failed
+    if (!this.#ctx.disposed) this.#ctx.post({ type: 'asked', ask: event.ask });
     const request = loggedRequest(event.request);
     try {
       if (event.kind === 'predicate') {

@@ -75,6 +75,8 @@ export class Mirror {
   onChange: () => void = () => {};
   /** A question of the worker for the test's thread. */
   onAsk: (event: Extract<ServerEvent, { type: 'ask' }>) => void = () => {};
+  /** The worker stopped waiting for a question. */
+  onAskDropped: (ask: number) => void = () => {};
 
   apply(event: ServerEvent): void {
     if ('gen' in event && event.gen !== this.gen) return;
@@ -125,6 +127,9 @@ export class Mirror {
       }
       case 'ask':
         this.onAsk(event);
+        return;
+      case 'ask-dropped':
+        this.onAskDropped(event.ask);
         return;
       default:
         return;

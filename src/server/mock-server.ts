@@ -95,6 +95,7 @@ export class MockServer implements AsyncDisposable {
     this.#asks = new Asks(this.#ctx);
     this.#scripting = new Scripting(this.#ctx, this.#asks, init.socketPath);
     this.#mirror.onAsk = (event) => this.#asks.answer(event);
+    this.#mirror.onAskDropped = (ask) => this.#asks.drop(ask);
     this.#mirror.onChange = () => this.#waits.notify();
     links.set(this, this.#link);
     this.#link.onFailure = () => {

@@ -124,6 +124,8 @@ export type ControlMessage =
   /** PB: a playbook, in its place among the expectations. */
   | { type: 'playbook'; gen: number; playbook: WirePlaybook }
   | { type: 'release'; gen: number; id: number; response: WireHttpResponse | undefined }
+  /** The test's thread began running the function of question `ask` (a timeout then blames the function, not a blocked thread). */
+  | { type: 'asked'; ask: number }
   | { type: 'answer'; ask: number; ok: true; value: AskValue }
   | { type: 'answer'; ask: number; ok: false; error: string }
   | { type: 'reset'; gen: number }
@@ -176,6 +178,8 @@ export type ServerEvent =
       /** A `.then()`'s tool result (a ToolResultRecord). */
       detail?: unknown;
     }
+  /** The worker stopped waiting for question `ask`: if it has not begun, it is not run. */
+  | { type: 'ask-dropped'; gen: number; ask: number }
   /** PB: what playbook `id` did. */
   | { type: 'playbook'; gen: number; id: number; news: PlaybookNews }
   /** A request passed upstream and answered whole: interaction `n` of the cassette (redacted). */

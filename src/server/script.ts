@@ -158,7 +158,12 @@ export class Scripting {
       id,
       gen,
       name: wire.name,
-      steps: wire.actions.map((a) => ({ step: a.step, turn: a.turn, describe: a.describe })),
+      steps: wire.actions.map((a) => ({
+        step: a.step,
+        turn: a.turn,
+        describe: a.describe,
+        thens: (a.calls ?? []).map((c) => c.thens.length > 0),
+      })),
       consumed: 0,
       calls: [],
       results: [],

@@ -47,3 +47,19 @@ export async function settled(read: () => number, times = 4): Promise<number> {
   }
   return last;
 }
+
+/**
+ * A promise that settles after `ms`: the body of a slow `.then()` or
+ * response function under test (what takes time is the subject), never a
+ * wait for a condition (REL-01: tests poll with deadlines for those).
+ */
+export function slowWork(ms: number): Promise<void> {
+  return new Promise((done) => {
+    setTimeout(done, ms);
+  });
+}
+
+/** One turn of the event loop: the microtasks a drained event queued have run. */
+export function nextTurn(): Promise<void> {
+  return new Promise((done) => setImmediate(done));
+}

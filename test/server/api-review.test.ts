@@ -192,7 +192,7 @@ describe('matches (HT-03)', () => {
     const twice = await thrown(() => api.expect({ path: '/c' }, {}, { name: 'plan' }));
     expect(twice).toBeInstanceOf(InvalidOptionError);
     expect(twice.message).toBe(
-      'Expected the `name` option of expect() #3 to be a name no other expectation has, got "plan": expectation #1 has it, and claimedBy could not tell the two apart. Give each expectation its own name (reset() frees the names).',
+      'Expected the `name` option of expect() #3 to be a name no other expectation or playbook has, got "plan": expectation #1 has it, and claimedBy could not tell the two apart. Give each its own name (reset() frees the names).',
     );
     for (const name of ['expect#2', 'expect#9', 'fifo#1', 'cassette:x.json#1']) {
       const error = await thrown(() => api.expect({ path: '/d' }, {}, { name }));

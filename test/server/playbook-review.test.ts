@@ -1,15 +1,15 @@
-// Hostile review of agent playbooks (SPEC PB). Each test is a finding: it
-// states what a user should get and fails until the code gives it. Real
+// The hostile review of agent playbooks (SPEC PB): each test is a finding,
+// titled by what a user gets now that it is fixed (it failed before). Real
 // sockets throughout (curl, fetch, the real openai and anthropic SDKs).
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { calls, InvalidOptionError, type Playbook, says, when } from '../../src/index.js';
+import { calls, InvalidOptionError, says, when } from '../../src/index.js';
 import { matchers } from '../../src/matchers.js';
 import { testDir } from '../helpers/index.js';
-import { curl, server } from '../helpers/server.js';
+import { curl, nextTurn, server, slowWork } from '../helpers/server.js';
 
 type Json = Record<string, unknown>;
 
@@ -36,7 +36,7 @@ async function errorMessage(response: Response): Promise<string> {
 const DEEP = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
 
 describe('hostile bodies: one request must never take the server down (PB-02, PB-06, HT-12)', () => {
-  it('PB-02 review: a tool result nested 20,000 deep (a 40 KB body) wedges the whole server: it and every later request, on any path, get an empty reply and are never logged', async () => {
+  it('PB-02 review: a tool result nested 20,000 deep (a 40 KB body) is answered, and the server serves every later request on any path', async () => {
     const api = await server({ strict: false });
     api.playbook([when('go', [calls('bash', { command: 'ls' }), says('done')])]);
     api.expect({ method: 'GET', path: '/health' }, { json: { ok: true } }, { times: 'always' });
@@ -49,14 +49,14 @@ describe('hostile bodies: one request must never take the server down (PB-02, PB
     const hostile = `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","tool_calls":[{"id":"call_shimkit_p1_s1_1","type":"function","function":{"name":"bash","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_shimkit_p1_s1_1","content":${DEEP}}]}`;
     const deep = await curl(curlPost(url, hostile));
     const health = await curl([`${api.url}/health`]);
-    // Today: curl 52 "Empty reply from server" for both, and for every request after them.
+    // Before the fix: curl 52 "Empty reply from server" for both, and for every request after them.
     expect.soft(deep.code, String(deep.stderr)).toBe(0);
     expect(health.code, String(health.stderr)).toBe(0);
     expect(String(health.stdout)).toBe('{"ok":true}');
     expect(api.requests()).toHaveLength(3);
   });
 
-  it("PB-06 review: a playbook's json match against a deeply nested body wedges the server the same way (the mismatch text's JSON.stringify overflows inside the claim)", async () => {
+  it("PB-06 review: a playbook's json match against a deeply nested body does not stop the claims: the FIFO takes it, and later requests are served", async () => {
     const api = await server({ strict: false });
     api.playbook([when('go', [says('x')])], { match: { json: { model: 'agent-a' } } });
     api.enqueue({ json: { from: 'fifo' } });
@@ -72,11 +72,11 @@ describe('hostile bodies: one request must never take the server down (PB-02, PB
 });
 
 describe('SDK retries (PB-01)', () => {
-  it('PB-01 review: an SDK retry of a model request (client timeout while a .then() is slow) is refused, breaking the conversation, and the 500 blames the agent ("carries no result" / "Playbook exhausted") instead of naming the retry', async () => {
+  it('PB-01 review: an SDK retry of a model request (client timeout while a .then() is slow) gets the same answer again and takes nothing', async () => {
     const api = await server({ strict: true });
     const play = api.playbook([
       when('go', [
-        calls('bash', { command: 'ls' }).then(() => new Promise((r) => setTimeout(r, 800))),
+        calls('bash', { command: 'ls' }).then(() => slowWork(800)),
         calls('bash', { command: 'pwd' }),
         says('done'),
       ]),
@@ -106,7 +106,7 @@ describe('SDK retries (PB-01)', () => {
     expect(play.toolCalls()).toHaveLength(2);
   });
 
-  it('PB-01 review: a held playbook answer makes the SDK time out and retry (the way to test "the agent survives a slow model"), and the retry gets "Playbook exhausted"', async () => {
+  it('PB-01 review: a held playbook answer makes the SDK time out and retry (the way to test "the agent survives a slow model"); the retry gets the answer', async () => {
     const api = await server({ strict: true });
     const play = api.playbook([when('hi', [says('Hello!')])]);
     const held = api.hold({ path: '/v1/messages' });
@@ -122,7 +122,7 @@ describe('SDK retries (PB-01)', () => {
       const message = await answer;
       text = message.content;
     } catch (error) {
-      text = (error as Error).message; // today: 500 "Playbook exhausted: consumed 1 of 1 …"
+      text = (error as Error).message; // before the fix: 500 "Playbook exhausted: consumed 1 of 1 …"
     }
     held.release();
     expect(text).toEqual([{ type: 'text', text: 'Hello!' }]);
@@ -131,7 +131,7 @@ describe('SDK retries (PB-01)', () => {
 });
 
 describe('an exhausted playbook that something else answered (PB-05)', () => {
-  it("PB-05 review: with unmatched: 'echo', a request after the last action is echoed (its own body, as a 200 'completion') and both play.assertDone() and api.assertDone() pass", async () => {
+  it("PB-05 review: with unmatched: 'echo', a request after the last action is echoed and the playbook reports it exhausted", async () => {
     const api = await server({ unmatched: 'echo' });
     const play = api.playbook([when('go', [says('done')])]);
     const url = `${api.url}/v1/chat/completions`;
@@ -143,7 +143,7 @@ describe('an exhausted playbook that something else answered (PB-05)', () => {
     expect(() => play.assertDone()).toThrow(/Playbook exhausted/);
   });
 
-  it('PB-05 review: with a recording cassette, a request after the last action goes to the upstream (a real, paid model API), and play.assertDone() passes', async () => {
+  it('PB-05 review: with a recording cassette, a request after the last action is never passed to the upstream (a real, paid model API), and the playbook reports it', async () => {
     const upstream = await server();
     upstream.enqueue({ json: { from: 'upstream' } });
     const path = join(testDir(), 'agent.cassette.json');
@@ -158,7 +158,7 @@ describe('an exhausted playbook that something else answered (PB-05)', () => {
 });
 
 describe('a done playbook with a predicate (PB-04, PB-06)', () => {
-  it('PB-04 review: a playbook whose match has a predicate still asks it after it is done, so with the thread blocked a later request waits timeoutMs and gets a 500 instead of falling through to the FIFO (a used-up expectation skips its predicate)', async () => {
+  it('PB-04 review: a done playbook with a predicate asks it no more (as a used-up expectation): with the thread blocked, the next request falls through to the FIFO at once', async () => {
     const api = await server({ timeoutMs: 1000 });
     api.playbook([when('go', [says('done')])], { match: { predicate: () => true } });
     api.enqueue({ json: { from: 'fifo' } });
@@ -178,30 +178,14 @@ describe('a done playbook with a predicate (PB-04, PB-06)', () => {
 });
 
 describe('turns (PB-02)', () => {
-  it('PB-02 review: actions after says() in one when() are answered to any request — a new, unrelated prompt is never checked — and turns() does not list that turn', async () => {
-    const api = await server();
-    let play: Playbook;
-    try {
-      play = api.playbook([when('go', [says('first'), says('second')])]);
-    } catch (error) {
-      expect(error).toBeInstanceOf(InvalidOptionError); // a fix may refuse it here
-      return;
-    }
-    const url = `${api.url}/v1/chat/completions`;
-    await post(url, { model: 'm', messages: [{ role: 'user', content: 'go' }] });
-    const unrelated = await post(url, {
-      model: 'm',
-      messages: [
-        { role: 'user', content: 'go' },
-        { role: 'assistant', content: 'first' },
-        { role: 'user', content: 'delete the production database' },
-      ],
-    });
-    expect(unrelated.status).toBe(500); // today: 200 "second"
-    expect(play.turns()).toHaveLength(1);
+  it('PB-02 review: when() refuses actions after says(), which ends the turn (a new prompt would never be checked)', () => {
+    expect(() => when('go', [says('first'), says('second')])).toThrow(InvalidOptionError);
+    expect(() => when('go', [says('first'), calls('bash', {})])).toThrow(
+      'Expected says() to be the last action of when("go"), got 1 more after action 1: says() ends the turn',
+    );
   });
 
-  it('PB-02 review: a turn that ends with calls(): the request carrying its results is refused for its "prompt", while the real problem is that the turn has no action left to answer them', async () => {
+  it('PB-02 review: a turn that ends with calls(): the request carrying its results is refused saying the turn has no action left to answer them', async () => {
     const api = await server();
     api.playbook([when('one', [calls('bash', { command: 'ls' })]), when('two', [says('ok')])]);
     const url = `${api.url}/v1/chat/completions`;
@@ -216,11 +200,11 @@ describe('turns (PB-02)', () => {
     });
     const results = await post(url, { model: 'm', messages });
     expect(results.status).toBe(500);
-    // Today: 'step 2 (turn 2: says("ok")) expected the prompt "two" … and it came as "one"'.
+    // Before the fix: 'step 2 (turn 2: says("ok")) expected the prompt "two" … and it came as "one"'.
     expect(await errorMessage(results)).toMatch(/turn 1 has no action left/);
   });
 
-  it('PB-02 review: a prompt mismatch puts the whole prompt in the message: a 5 MB prompt gives a 5 MB 500 body, log error and assertDone() text', async () => {
+  it('PB-02 review: a prompt mismatch shows a bounded part of the prompt: a 5 MB prompt gives a short 500 body, log error and assertDone() text', async () => {
     const api = await server();
     const play = api.playbook([when('go', [says('done')])]);
     const huge = 'x'.repeat(5_000_000);
@@ -242,7 +226,7 @@ describe('turns (PB-02)', () => {
     api.reset();
   });
 
-  it('PB-02 review: a prompt that differs by a look-alike character (a no-break space) is refused with two strings that print the same', async () => {
+  it('PB-02 review: a prompt that differs by a look-alike character (a no-break space) is refused naming the code points where it first differs', async () => {
     const api = await server();
     api.playbook([when('List files', [says('done')])]);
     const refused = await post(`${api.url}/v1/chat/completions`, {
@@ -250,14 +234,14 @@ describe('turns (PB-02)', () => {
       messages: [{ role: 'user', content: 'List\u00a0files' }],
     });
     const message = await errorMessage(refused);
-    // Today: 'expected the prompt "List files" … and it came as "List files"'.
+    // Before the fix: 'expected the prompt "List files" … and it came as "List files"'.
     expect(message).toMatch(/U\+00A0|\\u00a0/i);
     api.reset();
   });
 });
 
 describe("the test's functions (PB-04)", () => {
-  it('PB-04 review: a .then() whose promise never settles is reported as a thread "blocked in execFileSync/spawnSync", though the thread ran it and was free', async () => {
+  it('PB-04 review: a .then() whose promise never settles is reported as such, not as a thread blocked in execFileSync', async () => {
     const api = await server({ timeoutMs: 300 });
     api.playbook([
       when('go', [
@@ -281,7 +265,7 @@ describe("the test's functions (PB-04)", () => {
     api.reset();
   });
 
-  it('PB-04 review: with the thread blocked in execFileSync, the .then() the worker gave up on (the agent already got its 500) still runs afterwards, at the next read', async () => {
+  it('PB-04 review: with the thread blocked in execFileSync, a .then() the worker gave up on (the agent got its 500) does not run afterwards', async () => {
     const api = await server({ timeoutMs: 300 });
     let ran = 0;
     const play = api.playbook([
@@ -304,13 +288,13 @@ describe("the test's functions (PB-04)", () => {
     });
     expect(status.trim()).toBe('500');
     expect(ran).toBe(0);
-    play.toolResults(); // a read drains the stale question
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(ran).toBe(0); // today: 1 — run after the request it was for had failed
+    play.toolResults(); // a read drains the stale question, and the worker's drop of it
+    await nextTurn();
+    expect(ran).toBe(0); // before the fix: 1, run after the request it was for had failed
     api.reset();
   });
 
-  it('PB-04 review: a .then() on a call whose result never comes (the last action, or a turn the agent ends on that call) never runs — its assertions are skipped — and assertDone(), isDone and waitDone() all say done', async () => {
+  it('PB-04 review: a .then() on a call whose result never comes fails isDone, assertDone() and waitDone() (its assertions never ran)', async () => {
     const api = await server({ strict: true });
     let ran = 0;
     const play = api.playbook([
@@ -333,13 +317,15 @@ describe("the test's functions (PB-04)", () => {
       ],
     });
     // The agent ends on the submit call (sending its result would only get "Playbook exhausted").
-    await play.waitDone();
+    await expect(play.waitDone()).rejects.toThrow(
+      /The \.then\(\) of calls\("submit"\) at step 2 .* never ran/,
+    );
     expect(ran).toBe(0);
-    expect(play.isDone).toBe(false); // today: true — the .then() and its expect() never ran
+    expect(play.isDone).toBe(false); // before the fix: true, though the .then() and its expect() never ran
     expect(() => play.assertDone()).toThrow(/\.then\(\)/);
   });
 
-  it('PB-04 review: params whose toJSON gives a string are sent as the tool input ("input": "str"); a null-prototype object is refused as "got {"a":1} (object)"', async () => {
+  it('PB-04 review: params whose toJSON gives a string are refused; a null-prototype object is accepted', async () => {
     const api = await server();
     api.playbook([when('go', [calls('bash', () => ({ toJSON: () => 'str' })), says('x')])]);
     const stringInput = await post(`${api.url}/v1/messages`, {
@@ -347,7 +333,7 @@ describe("the test's functions (PB-04)", () => {
       max_tokens: 5,
       messages: [{ role: 'user', content: 'go' }],
     });
-    expect.soft(stringInput.status).toBe(500); // today: 200 with a tool_use whose input is "str"
+    expect.soft(stringInput.status).toBe(500); // before the fix: 200 with a tool_use whose input is "str"
     api.reset();
     api.playbook([
       when('go', [calls('bash', () => Object.assign(Object.create(null), { a: 1 })), says('x')]),
@@ -363,7 +349,7 @@ describe("the test's functions (PB-04)", () => {
 });
 
 describe('records and matchers (PB-03)', () => {
-  it('PB-03 review: two results for one call: the first is dropped without a word (the Messages API refuses such a request with a 400)', async () => {
+  it('PB-03 review: two results for one call are refused (as the Messages API refuses them)', async () => {
     const api = await server();
     const play = api.playbook([when('go', [calls('read', { path: 'a' }), says('ok')])]);
     const url = `${api.url}/v1/messages`;
@@ -387,12 +373,12 @@ describe('records and matchers (PB-03)', () => {
       ],
     });
     const results = play.toolResults().map((r) => r.text);
-    // Either refused (as the real API) or both kept; today: 200 and ['second'].
+    // Either refused (as the real API) or both kept; before the fix: 200 and ['second'].
     expect(twice.status === 500 || results.length === 2, JSON.stringify(results)).toBe(true);
     api.reset();
   });
 
-  it('PB-03 review: toHaveReceivedToolResult with a /g RegExp keeps its lastIndex, so the same pattern used twice fails the second time', async () => {
+  it('PB-03 review: toHaveReceivedToolResult with a /g RegExp matches every time (its lastIndex is not kept)', async () => {
     const api = await server();
     const play = api.playbook([when('go', [calls('a', {}), calls('b', {}), says('x')])]);
     const url = `${api.url}/v1/chat/completions`;

@@ -19,7 +19,7 @@ import {
   when,
 } from '../../src/index.js';
 import { testDir } from '../helpers/index.js';
-import { server } from '../helpers/server.js';
+import { server, slowWork } from '../helpers/server.js';
 
 const AGENT = join(import.meta.dirname, '../fixtures/tool-agent.mjs');
 const run = promisify(execFile);
@@ -343,7 +343,7 @@ describe('functions and a blocked thread (PB-04)', () => {
     api.playbook([
       when('start', [
         calls('bash', { command: 'echo TOKEN-42' }).then(async (r) => {
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          await slowWork(100);
           token = r.text.trim();
           order.push('then');
         }),

@@ -4,6 +4,7 @@ import type { WireHttpResponse } from '../types.js';
 import { waitedFor } from './ask.js';
 import type { ClaimResult, PendingClaim } from './claim.js';
 import { Exchange } from './exchange.js';
+import type { RequestView } from './fit.js';
 import type { Intake } from './intake.js';
 import { type CoreParts, entryOf } from './parts.js';
 import { PlaybookFailure, type Take, type WorkerPlaybook } from './playbook/engine.js';
@@ -31,7 +32,7 @@ export function answer(
   pending: PendingClaim,
   result: ClaimResult,
 ): void {
-  if (result.kind === 'unmatched' && parts.recorder) {
+  if (result.kind === 'unmatched' && parts.recorder && !result.exhausted) {
     forward(parts, req, res, intake, pending);
     return;
   }
@@ -42,7 +43,9 @@ export function answer(
   let wire: WireHttpResponse | undefined;
   let handler: Handler | undefined;
   let error: string | undefined;
-  let play: { playbook: WorkerPlaybook; take: Extract<Take, { kind: 'answer' }> } | undefined;
+  let play:
+    | { playbook: WorkerPlaybook; take: Extract<Take, { kind: 'answer' | 'retry' }> }
+    | undefined;
   if (result.kind === 'playbook') {
     claim = { playbook: result.entry.id };
     claimedBy = result.entry.name;
@@ -66,20 +69,24 @@ export function answer(
   } else if (result.kind === 'failed') {
     error = result.error;
     wire = errorResponse(500, 'shimkit_predicate_failed', error);
-  } else if (result.exhausted && parts.settings.unmatched === 'fail') {
-    const { playbook } = result.exhausted;
-    error = playbook.exhausted(view, label);
-    playbook.failed(error, seq);
+  } else if (
+    result.exhausted &&
+    (parts.settings.unmatched === 'fail' || parts.recorder !== undefined)
+  ) {
+    // Never passed upstream: a recording would make a real, paid model request of it.
+    error = exhausted(result.exhausted.playbook, view, label, seq);
     wire = errorResponse(500, 'shimkit_playbook_exhausted', error);
   } else if (parts.settings.unmatched === 'fail') {
     error = unmatchedText(parts.script, view, label, pending.verdicts);
     if (parts.settings.cassette?.mode === 'replay')
       error += ` ${replayNote(parts.settings.cassette)}`;
     wire = errorResponse(500, 'shimkit_unmatched', error);
-  } else if (parts.settings.unmatched === 'echo') {
-    wire = echoResponse(view);
   } else {
-    handler = { id: 0, what: 'the unmatched function of createMockServer()', kind: 'unmatched' };
+    // The policy answers; an exhausted playbook still says it was asked for more.
+    if (result.exhausted) exhausted(result.exhausted.playbook, view, label, seq);
+    if (parts.settings.unmatched === 'echo') wire = echoResponse(view);
+    else
+      handler = { id: 0, what: 'the unmatched function of createMockServer()', kind: 'unmatched' };
   }
   const hold = parts.holds.bind(view, seq);
   const entry = entryOf(parts, intake, seq, claim, claimedBy, error);
@@ -119,12 +126,15 @@ export function answer(
           (kind, target, what, detail) => parts.asker.ask(gen, kind, target, what, entry, detail),
           seq,
           label,
+          view.body,
+          x,
         );
       } catch (cause) {
         if (!(cause instanceof PlaybookFailure)) throw cause;
         if (parts.disposed()) return;
         error = cause.message;
-        play.playbook.failed(error, seq);
+        // A retry shares the failure of the request it repeats, which reported it.
+        if (play.take.kind === 'answer') play.playbook.failed(error, seq);
         wire = errorResponse(500, 'shimkit_playbook_failed', error);
       }
     }
@@ -140,7 +150,7 @@ export function answer(
       else {
         error =
           outcome.kind === 'timeout'
-            ? waitedFor(handler.what, label, outcome.ms)
+            ? waitedFor(handler.what, label, outcome.ms, outcome.started)
             : outcome.kind === 'error'
               ? `shimkit: ${handler.what} failed for ${label}: ${outcome.error}`
               : `shimkit: ${handler.what} for ${label} was ended by reset().`;
@@ -178,4 +188,16 @@ function forward(
     disposed: parts.disposed,
   });
   recorder.forward(x, intake.view, n).catch((cause: unknown) => parts.internal(x, cause));
+}
+
+/** PB-05: a request after a playbook's last action; the playbook reports it (assertDone), whatever answers it. */
+function exhausted(
+  playbook: WorkerPlaybook,
+  view: RequestView,
+  label: string,
+  seq: number,
+): string {
+  const text = playbook.exhausted(view, label);
+  playbook.failed(text, seq);
+  return text;
 }

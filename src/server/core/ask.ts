@@ -5,7 +5,8 @@ import type { EntryLog } from './log.js';
 export type AskOutcome =
   | { kind: 'answer'; value: AskValue }
   | { kind: 'error'; error: string }
-  | { kind: 'timeout'; ms: number }
+  /** `started`: the test's thread began running the function (so it is not blocked; the function did not end). */
+  | { kind: 'timeout'; ms: number; started: boolean }
   /** reset() or dispose() came first. */
   | { kind: 'cancelled' };
 
@@ -13,6 +14,8 @@ interface Pending {
   resolve(outcome: AskOutcome): void;
   timer: NodeJS.Timeout;
   gen: number;
+  /** The test's thread said it began running the function. */
+  started: boolean;
 }
 
 /**
@@ -46,16 +49,25 @@ export class Asker {
     return new Promise<AskOutcome>((resolve) => {
       const ms = this.#timeoutMs;
       const timer = setTimeout(() => {
+        const started = this.#pending.get(ask)?.started ?? false;
         this.#pending.delete(ask);
-        resolve({ kind: 'timeout', ms });
+        // A question not begun yet is dropped: its answer could only come after the request gave up.
+        this.#log.post({ type: 'ask-dropped', gen, ask });
+        resolve({ kind: 'timeout', ms, started });
       }, ms);
-      this.#pending.set(ask, { resolve, timer, gen });
+      this.#pending.set(ask, { resolve, timer, gen, started: false });
       this.#log.post(
         detail === undefined
           ? { type: 'ask', gen, ask, kind, target, label, request }
           : { type: 'ask', gen, ask, kind, target, label, request, detail },
       );
     });
+  }
+
+  /** The test's thread began running the function of question `ask`. */
+  started(ask: number): void {
+    const pending = this.#pending.get(ask);
+    if (pending) pending.started = true;
   }
 
   /** The test's thread answered (a late answer, after the timeout, is dropped). */
@@ -79,8 +91,13 @@ export class Asker {
 /**
  * The text of a request that waited in vain for the test's thread:
  * "shimkit: the response function of expectation 'plan' for POST /v1/x
- * (request #3) did not answer within 30000 ms. …"
+ * (request #3) did not answer within 30000 ms. …" — a thread that never
+ * began the function is blocked; one that began it got a promise that did
+ * not settle.
  */
-export function waitedFor(what: string, request: string, ms: number): string {
+export function waitedFor(what: string, request: string, ms: number, started = false): string {
+  if (started) {
+    return `shimkit: ${what} for ${request} did not answer within ${ms} ms. It ran on the test's thread, and the promise it returned did not settle in that time: does it wait for something that never comes? Raise timeoutMs of createMockServer() if it needs longer.`;
+  }
   return `shimkit: ${what} for ${request} did not answer within ${ms} ms. It runs on the test's thread: if that thread is blocked in execFileSync/spawnSync, run the program with spawn (or shimkit's run()) and await it; or raise timeoutMs of createMockServer().`;
 }

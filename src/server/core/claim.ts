@@ -127,7 +127,17 @@ export class Claims {
         head.seq = script.nextSeq();
         head.verdicts.clear();
       }
-      const result = this.#try(head);
+      let result: ClaimResult | undefined;
+      try {
+        result = this.#try(head);
+      } catch (error) {
+        // Never leave a request at the head: it would stop every claim after it.
+        const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        result = {
+          kind: 'failed',
+          error: `shimkit: an internal error while claiming ${head.label()} (a bug in shimkit; please report it): ${text}`,
+        };
+      }
       if (result === undefined) return;
       this.#queue.shift();
       head.done(result, script.gen);
@@ -140,6 +150,11 @@ export class Claims {
     for (const e of script.entries) {
       if (e.kind === 'expect' ? e.used >= e.times : !WorkerPlaybook.takes(head.view)) continue;
       if (!fits(e.match, head.view)) continue;
+      // A done playbook takes only a retry of its last request; else, like a used-up expectation, it asks no predicate.
+      if (e.kind === 'playbook' && e.playbook.done && !e.playbook.isRetry(head.view)) {
+        exhausted ??= e;
+        continue;
+      }
       if (e.match.predicate !== undefined) {
         const verdict = head.verdicts.get(e);
         if (verdict === undefined) {
@@ -150,10 +165,6 @@ export class Claims {
         if (!verdict) continue;
       }
       if (e.kind === 'playbook') {
-        if (e.playbook.done) {
-          exhausted ??= e;
-          continue;
-        }
         return {
           kind: 'playbook',
           entry: e,
@@ -183,7 +194,7 @@ export class Claims {
           else if (outcome.kind === 'error') {
             head.verdicts.set(e, `shimkit: ${what} threw for ${head.label()}: ${outcome.error}`);
           } else if (outcome.kind === 'timeout') {
-            head.verdicts.set(e, waitedFor(what, head.label(), outcome.ms));
+            head.verdicts.set(e, waitedFor(what, head.label(), outcome.ms, outcome.started));
           }
         }
         this.#waiting = false;

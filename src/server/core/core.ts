@@ -123,6 +123,9 @@ export class ServerCore {
       case 'release':
         if (message.gen === script.gen) this.#holds.get(message.id)?.release(message.response);
         return;
+      case 'asked':
+        this.#asker.started(message.ask);
+        return;
       case 'answer':
         this.#asker.answer(
           message.ask,

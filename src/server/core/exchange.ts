@@ -47,6 +47,8 @@ export class Exchange {
   /** Every byte of the answer was written (or, for a cut, every byte before it). */
   #delivered = false;
   #finished = false;
+  /** The answer's last byte was written with the rest (not cut, not aborted). */
+  #whole = false;
   readonly #wakers = new Set<() => void>();
   readonly #unwatch: () => void;
 
@@ -154,11 +156,17 @@ export class Exchange {
     });
   }
 
+  /** Whether the whole answer was written: its last byte left with everything before it. */
+  get wholeWritten(): boolean {
+    return this.#whole;
+  }
+
   /** `res.end(piece)`, counted as sent; then `finish()`. */
   endWith(piece: Uint8Array | undefined, events = 0): void {
     const done = () => {
       this.#sent.bytes += piece?.length ?? 0;
       this.#sent.events += events;
+      this.#whole = true;
       this.finish();
     };
     if (piece === undefined || piece.length === 0) this.res.end(done);

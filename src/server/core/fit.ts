@@ -161,6 +161,11 @@ function keyPath(key: string): string {
 
 function show(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Array.isArray(value) ? 'an array too deep to show' : 'a value too deep to show';
+  }
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }

@@ -125,6 +125,11 @@ export function when(prompt: PromptMatch, actions: readonly PlaybookAction[]): T
         `Expected action ${i + 1} of when(${describePrompt(prompt)}) to be calls(…), parallel(…) or says(…), got ${describeValue(action)}.${isThenable(action) ? ' (A promise? An action is not awaited.)' : ''}`,
       );
     }
+    if (action instanceof SaysAction && i < actions.length - 1) {
+      throw new InvalidOptionError(
+        `Expected says() to be the last action of when(${describePrompt(prompt)}), got ${actions.length - 1 - i} more after action ${i + 1}: says() ends the turn, so the agent's next request is a new turn with a prompt of its own. Put those actions in a when() of their own.`,
+      );
+    }
   });
   return Object.freeze({ prompt, actions: Object.freeze([...actions]) });
 }
@@ -181,25 +186,27 @@ export function parallel(...list: CallsAction[]): ParallelAction {
 
 /** Params as sent: a plain JSON object, copied. Throws an InvalidOptionError naming `where`. */
 export function checkParams(params: unknown, where: string): ToolParams {
-  if (
-    typeof params !== 'object' ||
-    params === null ||
-    Array.isArray(params) ||
-    Object.getPrototypeOf(params) !== Object.prototype
-  ) {
+  const proto = typeof params === 'object' && params !== null ? Object.getPrototypeOf(params) : 0;
+  if (proto !== Object.prototype && proto !== null) {
     throw new InvalidOptionError(
       `Expected the params of ${where} to be a plain object (the call's JSON arguments) or a function that returns one, got ${describeValue(params)}.`,
     );
   }
-  let text: string;
+  let copy: unknown;
   try {
-    text = JSON.stringify(params);
+    const text = JSON.stringify(params);
+    copy = text === undefined ? undefined : JSON.parse(text);
   } catch (error) {
     throw new InvalidOptionError(
       `Expected the params of ${where} to be JSON data: ${error instanceof Error ? error.message : String(error)}.`,
     );
   }
-  return JSON.parse(text) as ToolParams;
+  if (typeof copy !== 'object' || copy === null || Array.isArray(copy)) {
+    throw new InvalidOptionError(
+      `Expected the params of ${where} to be a JSON object, got an object whose JSON is ${describeValue(copy)} (a toJSON() of its own?).`,
+    );
+  }
+  return copy as ToolParams;
 }
 
 function isPrompt(value: unknown): value is PromptMatch {

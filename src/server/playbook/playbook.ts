@@ -5,7 +5,14 @@ import { PlaybookError } from '../errors.js';
 import { formatRequest } from '../logged.js';
 import type { LoggedRequest } from '../types.js';
 import { waitTimeout } from '../waits.js';
-import { byTool, isDone, type PlaybookState, playbookReport, remainingOf } from './state.js';
+import {
+  byTool,
+  isDone,
+  type PlaybookState,
+  pendingThens,
+  playbookReport,
+  remainingOf,
+} from './state.js';
 import type { ToolCallRecord, ToolResultRecord, TurnRecord } from './wire.js';
 
 /** An action not taken yet, as `remaining()` lists it. */
@@ -46,7 +53,7 @@ export class Playbook {
     return this.#state.steps.length;
   }
 
-  /** Whether every action was taken and no request broke a rule or found it exhausted. */
+  /** Whether every action was taken, every `.then()` ran, and no request broke a rule or found it exhausted. */
   get isDone(): boolean {
     this.#ctx.sync(false);
     return isDone(this.#state);
@@ -110,11 +117,12 @@ export class Playbook {
   }
 
   /**
-   * Resolve once every action was taken and the last byte of each answer
-   * was written; reject at once with a `PlaybookError` when a request broke
-   * a rule or found it exhausted, with a `WaitTimeoutError` after
-   * `timeoutMs` (listing what remains), a `DisposedError` at `dispose()` or
-   * `reset()`.
+   * Resolve once every action was taken, every `.then()` ran, and the last
+   * byte of each answer was written; reject at once with a `PlaybookError`
+   * when a request broke a rule or found it exhausted, or when every answer
+   * is out and a `.then()` never got its result; with a `WaitTimeoutError`
+   * after `timeoutMs` (listing what remains), a `DisposedError` at
+   * `dispose()` or `reset()`.
    * @param options.timeoutMs @default 4000
    */
   waitDone(options?: { timeoutMs?: number }): Promise<void> {
@@ -139,10 +147,13 @@ export class Playbook {
           if (state.failures.length > 0) {
             throw new PlaybookError(`${this.#ctx.name}: ${playbookReport(state) ?? ''}`);
           }
-          return state.consumed >= state.steps.length &&
-            state.requests.every((r) => r.response.endedAt !== undefined)
-            ? true
-            : undefined;
+          if (state.consumed < state.steps.length) return undefined;
+          if (state.requests.some((r) => r.response.endedAt === undefined)) return undefined;
+          // Every answer is out: a .then() still waiting for its result can no longer run.
+          if (pendingThens(state).length > 0) {
+            throw new PlaybookError(`${this.#ctx.name}: ${playbookReport(state) ?? ''}`);
+          }
+          return true;
         },
         onTimeout: () => {
           const report = playbookReport(state);

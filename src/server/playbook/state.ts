@@ -11,8 +11,8 @@ export interface PlaybookState {
   id: number;
   gen: number;
   name: string;
-  /** Each action: its step, turn and description (as sent, once it was). */
-  steps: Array<{ step: number; turn: number; describe: string }>;
+  /** Each action: its step, turn, description (as sent, once it was), and which of its calls have a `.then()`. */
+  steps: Array<{ step: number; turn: number; describe: string; thens: boolean[] }>;
   /** How many actions were taken (they are taken in order). */
   consumed: number;
   calls: ToolCallRecord[];
@@ -47,9 +47,36 @@ export function applyNews(state: PlaybookState, news: PlaybookNews): void {
   }
 }
 
-/** Whether every action was taken and nothing went wrong. */
+/** Whether every action was taken, every `.then()` ran and nothing went wrong. */
 export function isDone(state: PlaybookState): boolean {
-  return state.consumed >= state.steps.length && state.failures.length === 0;
+  return (
+    state.consumed >= state.steps.length &&
+    state.failures.length === 0 &&
+    pendingThens(state).length === 0
+  );
+}
+
+/**
+ * The `.then()`s of calls answered with whose result never came (the agent
+ * ended its loop on that call, or the playbook ended before it): their
+ * callbacks, and any assertion in them, never ran.
+ */
+export function pendingThens(
+  state: PlaybookState,
+): Array<{ step: number; toolName: string; toolCallId: string }> {
+  const answered = new Set(state.results.map((r) => r.toolCallId));
+  const pending: Array<{ step: number; toolName: string; toolCallId: string }> = [];
+  for (const step of state.steps.slice(0, state.consumed)) {
+    if (!step.thens.includes(true)) continue;
+    const sent = state.calls.filter((c) => c.step === step.step);
+    step.thens.forEach((then, k) => {
+      const call = sent[k];
+      if (then && call !== undefined && !answered.has(call.toolCallId)) {
+        pending.push({ step: step.step, toolName: call.toolName, toolCallId: call.toolCallId });
+      }
+    });
+  }
+  return pending;
 }
 
 /**
@@ -76,6 +103,11 @@ export function playbookReport(state: PlaybookState): string | undefined {
     );
   }
   for (const failure of state.failures) lines.push(failure);
+  for (const then of pendingThens(state)) {
+    lines.push(
+      `The .then() of calls(${JSON.stringify(then.toolName)}) at step ${then.step} (playbook '${state.name}') never ran: no request carried a result for ${then.toolCallId}, so its callback, and any assertion in it, did not run. The agent ended its loop on that call, or sent its result when no action was left.`,
+    );
+  }
   return lines.length === 0 ? undefined : lines.join('\n');
 }
 
@@ -83,7 +115,9 @@ export function playbookReport(state: PlaybookState): string | undefined {
 export function remainingOf(
   state: PlaybookState,
 ): Array<{ step: number; turn: number; describe: string }> {
-  return state.steps.slice(state.consumed).map((s) => ({ ...s }));
+  return state.steps
+    .slice(state.consumed)
+    .map(({ step, turn, describe }) => ({ step, turn, describe }));
 }
 
 export function byTool<T extends { toolName: string }>(records: readonly T[], name: string): T[] {

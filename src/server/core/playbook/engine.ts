@@ -17,9 +17,11 @@ import {
   type ModelFormat,
   modelFormatOf,
   readConversation,
+  type ToolResultIn,
 } from '../model/conversation.js';
-import { modelReply, toolCallId } from '../model/reply.js';
+import { type ModelAnswer, modelReply, toolCallId } from '../model/reply.js';
 import {
+  endedWithCalls,
   exhaustedText,
   promptMismatch,
   refusedText,
@@ -27,6 +29,21 @@ import {
   type SentCall,
   stepText,
 } from './texts.js';
+
+/** What the model answers to one request, once the test's functions gave what they give. */
+interface Answered {
+  action: WireAction;
+  answer: ModelAnswer;
+}
+
+/** The request that took the last step. */
+interface LastTaken {
+  seq: number;
+  body: Buffer;
+  answered: Promise<Answered>;
+  /** Whether its answer reached the client whole. */
+  delivered: () => boolean;
+}
 
 /** What taking a request gave: an action to answer with, or a refusal (nothing taken). */
 export type Take =
@@ -38,6 +55,8 @@ export type Take =
       /** The `.then()`s to run first, each with its call's result. */
       thens: Array<{ fns: number[]; record: ToolResultRecord; call: SentCall }>;
     }
+  /** The same request again (an SDK's retry): the answer it got, again; nothing taken. */
+  | { kind: 'retry'; of: number; format: ModelFormat; conversation: Conversation }
   | { kind: 'refused'; text: string };
 
 /** How the engine asks the test's thread (the server's Asker, bound to the request). */
@@ -67,6 +86,8 @@ export class WorkerPlaybook {
   #next = 0;
   #sent: SentCall[] = [];
   #last: { step: number; turn: number; describe: string } | undefined;
+  /** The request that took the last step: its body (a retry sends the same bytes) and its answer. */
+  #lastTaken: LastTaken | undefined;
   /** Why it answers no more (a function of the test failed). */
   #broken: string | undefined;
   #chain: Promise<unknown> = Promise.resolve();
@@ -81,20 +102,35 @@ export class WorkerPlaybook {
     return this.#next >= this.wire.actions.length;
   }
 
+  /**
+   * Whether `view` is the request that took the last step, sent again
+   * before its answer reached the client whole: an SDK retries a request
+   * whose answer it did not get (a client timeout, a reset) with the same
+   * body. It gets the same answer; nothing is taken. (The same body after
+   * a whole answer is a new conversation that starts alike: it takes the
+   * next step.)
+   */
+  isRetry(view: RequestView): boolean {
+    const last = this.#lastTaken;
+    return last !== undefined && !last.delivered() && last.body.equals(view.body);
+  }
+
   /** Whether `view` is a model request (the playbook's match aside). */
   static takes(view: RequestView): boolean {
     return modelFormatOf(view.method, view.path) !== undefined;
   }
 
-  /** Take the next action for this request, or refuse it (PB-02); call only when not `done`. */
+  /** Take the next action for this request, or refuse it (PB-02); call only when not `done` or for a retry. */
   take(view: RequestView, seq: number, label: string): Take {
-    const action = this.wire.actions[this.#next] as WireAction;
     const format = modelFormatOf(view.method, view.path) as ModelFormat;
     const body = jsonOf(view);
     const read =
       body === NOT_JSON
         ? { problem: `the body is not JSON (${view.body.length} bytes)` }
         : readConversation(format, body);
+    const action = this.wire.actions[
+      Math.min(this.#next, this.wire.actions.length - 1)
+    ] as WireAction;
     if ('problem' in read) {
       return this.#refuse(
         seq,
@@ -103,6 +139,10 @@ export class WorkerPlaybook {
         `expected a model request, but ${read.problem}`,
         '(none)',
       );
+    }
+    const retried = this.#lastTaken;
+    if (retried !== undefined && this.isRetry(view)) {
+      return { kind: 'retry', of: retried.seq, format, conversation: read };
     }
     if (this.#broken !== undefined) {
       return this.#refuse(
@@ -113,10 +153,26 @@ export class WorkerPlaybook {
         read.last,
       );
     }
-    const results = new Map(read.results.map((r) => [r.toolCallId, r]));
+    const results = new Map<string, ToolResultIn>();
+    const twice = new Set<string>();
+    for (const r of read.results) {
+      if (results.has(r.toolCallId)) twice.add(r.toolCallId);
+      results.set(r.toolCallId, r);
+    }
+    const sent = new Map(this.#sent.map((c) => [c.toolCallId, c]));
+    const doubled = [...twice].filter((id) => sent.has(id));
+    if (doubled.length > 0) {
+      const why = `expected one tool result for each call of the answer before, and it carries ${doubled.map((id) => `${id} (${sent.get(id)?.toolName})`).join(', ')} more than once (the model APIs refuse such a request)`;
+      return this.#refuse(seq, label, action, why, read.last);
+    }
     if (action.first) {
       const why = promptMismatch(this.wire.prompts[action.turn - 1] ?? '', read.prompt);
-      if (why !== undefined) return this.#refuse(seq, label, action, why, read.last);
+      if (why !== undefined) {
+        const answered =
+          this.#sent.length > 0 && this.#sent.every((c) => results.has(c.toolCallId));
+        const ended = answered ? endedWithCalls(this.wire.actions[this.#next - 1]) : undefined;
+        return this.#refuse(seq, label, action, ended ?? why, read.last);
+      }
     } else {
       const missing = this.#sent.filter((c) => !results.has(c.toolCallId));
       if (missing.length > 0) {
@@ -126,9 +182,10 @@ export class WorkerPlaybook {
     }
     const records: ToolResultRecord[] = [];
     const thens: Array<{ fns: number[]; record: ToolResultRecord; call: SentCall }> = [];
-    for (const call of this.#sent) {
-      const result = results.get(call.toolCallId);
-      if (!result) continue;
+    // In the order the request carries them.
+    for (const result of results.values()) {
+      const call = sent.get(result.toolCallId);
+      if (!call) continue;
       const record: ToolResultRecord = {
         step: call.step,
         turn: call.turn,
@@ -142,7 +199,7 @@ export class WorkerPlaybook {
       records.push(record);
       if (call.thens.length > 0) thens.push({ fns: call.thens, record, call });
     }
-    if (records.length > 0) this.#post({ kind: 'results', records });
+    if (records.length > 0) this.#postResults(records);
     if (action.first) {
       this.#post({ kind: 'turn', record: { turn: action.turn, prompt: read.prompt ?? '', seq } });
     }
@@ -162,19 +219,38 @@ export class WorkerPlaybook {
   /**
    * The answer to a taken request: its `.then()`s run, its late-bound
    * params resolved (in order, after every earlier request's), its calls
-   * recorded, then the answer in the request's format. Throws a
-   * PlaybookFailure when a function of the test failed (after which the
-   * playbook refuses every request, saying why).
+   * recorded, then the answer in the request's format. A retry gets the
+   * answer of the request it repeats, in its own format, when that answer
+   * is made. `exchange` tells whether the answer reached the client whole
+   * (a request that repeats one that did is not a retry). Throws a PlaybookFailure when a function of the test failed
+   * (after which the playbook refuses every request, saying why).
    */
-  answer(
-    take: Extract<Take, { kind: 'answer' }>,
+  async answer(
+    take: Extract<Take, { kind: 'answer' | 'retry' }>,
     ask: Ask,
     seq: number,
     label: string,
+    body: Buffer,
+    exchange: { readonly wholeWritten: boolean },
   ): Promise<WireHttpResponse> {
-    const run = this.#chain.then(() => this.#answer(take, ask, seq, label));
-    this.#chain = run.catch(() => {});
-    return run;
+    let answered: Promise<Answered>;
+    if (take.kind === 'retry') {
+      answered = (this.#lastTaken as LastTaken).answered;
+    } else {
+      answered = this.#chain.then(() => this.#answer(take, ask, seq, label));
+      this.#chain = answered.catch(() => {});
+      this.#lastTaken = { seq, body, answered, delivered: () => exchange.wholeWritten };
+    }
+    const { action, answer } = await answered;
+    const { format, conversation } = take;
+    const reply = modelReply(format, conversation.stream, answer, {
+      model: conversation.model,
+      includeUsage: conversation.includeUsage,
+    });
+    return toWireResponse(
+      reply,
+      `the answer of ${stepText(action)} of playbook '${this.wire.name}'`,
+    );
   }
 
   async #answer(
@@ -182,8 +258,8 @@ export class WorkerPlaybook {
     ask: Ask,
     seq: number,
     label: string,
-  ): Promise<WireHttpResponse> {
-    const { action, format, conversation } = take;
+  ): Promise<Answered> {
+    const { action, format } = take;
     for (const { fns, record, call } of take.thens) {
       for (const fn of fns) {
         const what = `the .then() of calls(${JSON.stringify(call.toolName)}) at step ${call.step} of playbook '${this.wire.name}'`;
@@ -218,16 +294,9 @@ export class WorkerPlaybook {
       this.#post({ kind: 'calls', step: action.step, calls: records, describe });
     }
     this.#last = { step: action.step, turn: action.turn, describe };
-    const reply = modelReply(
-      format,
-      conversation.stream,
-      action.kind === 'says' ? { key, text: action.text ?? '', calls: [] } : { key, calls: sent },
-      { model: conversation.model, includeUsage: conversation.includeUsage },
-    );
-    return toWireResponse(
-      reply,
-      `the answer of ${stepText(action)} of playbook '${this.wire.name}'`,
-    );
+    const answer: ModelAnswer =
+      action.kind === 'says' ? { key, text: action.text ?? '', calls: [] } : { key, calls: sent };
+    return { action, answer };
   }
 
   async #ask(
@@ -242,7 +311,7 @@ export class WorkerPlaybook {
     if (outcome.kind === 'answer') return outcome.value;
     const text =
       outcome.kind === 'timeout'
-        ? waitedFor(what, label, outcome.ms)
+        ? waitedFor(what, label, outcome.ms, outcome.started)
         : outcome.kind === 'error'
           ? `shimkit: ${what} failed for ${label}: ${outcome.error}`
           : `shimkit: ${what} for ${label} was ended by reset() or dispose().`;
@@ -261,9 +330,29 @@ export class WorkerPlaybook {
     return exhaustedText(this.wire.name, this.wire.actions.length, this.#last, label, last);
   }
 
-  /** A function failed: the text is news for assertDone(). */
+  /** A function failed, or a request found it exhausted: the text is news for assertDone(). */
   failed(text: string, seq: number): void {
     this.#post({ kind: 'failure', text, seq });
+  }
+
+  /**
+   * Post the results received; a content the test's thread cannot be sent
+   * (nested deeper than a structured clone goes) is replaced by a note, in
+   * the records the `.then()`s get too.
+   */
+  #postResults(records: ToolResultRecord[]): void {
+    try {
+      this.#post({ kind: 'results', records });
+    } catch {
+      for (const record of records) {
+        try {
+          structuredClone(record.content);
+        } catch (error) {
+          record.content = `shimkit: this content cannot be passed to the test's thread (${error instanceof Error ? error.message : String(error)}); its text is in \`text\`.`;
+        }
+      }
+      this.#post({ kind: 'results', records });
+    }
   }
 
   #refuse(seq: number, label: string, action: WireAction, why: string, last: string): Take {

@@ -24,19 +24,62 @@ export function stepText(action: WireAction): string {
   return `step ${action.step} (turn ${action.turn}: ${action.describe})`;
 }
 
+/** How much of a prompt a message shows. */
+const SHOWN = 200;
+
 /** Why `prompt` does not fit the turn's, or undefined when it does. */
 export function promptMismatch(want: WireValue, prompt: string | undefined): string | undefined {
   if (typeof want !== 'string' && 'any' in want) return undefined;
   const expected =
     typeof want === 'string'
-      ? `the prompt ${JSON.stringify(want.trim())} (compared after trimming)`
+      ? `the prompt ${quoted(want.trim())} (compared after trimming)`
       : `a prompt matching ${describeArg(want)}`;
-  if (prompt === undefined)
+  if (prompt === undefined) {
     return `expected ${expected} as its last user text, and it has no user message`;
-  const fits = typeof want === 'string' ? prompt.trim() === want.trim() : argFits(want, prompt);
-  return fits
-    ? undefined
-    : `expected ${expected} as its last user text, and it came as ${JSON.stringify(prompt)}`;
+  }
+  if (typeof want !== 'string') {
+    return argFits(want, prompt)
+      ? undefined
+      : `expected ${expected} as its last user text, and it came as ${quoted(prompt)}`;
+  }
+  const a = want.trim();
+  const b = prompt.trim();
+  if (a === b) return undefined;
+  return `expected ${expected} as its last user text, and it came as ${quoted(prompt)} (${firstDifference(a, b)})`;
+}
+
+/** `"List files"`, cut to SHOWN characters with the length said. */
+function quoted(text: string): string {
+  if (text.length <= SHOWN) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, SHOWN))}… (${text.length} characters)`;
+}
+
+/** Where two trimmed prompts first differ, the characters named when they may look alike. */
+function firstDifference(want: string, got: string): string {
+  let i = 0;
+  while (i < want.length && i < got.length && want[i] === got[i]) i++;
+  if (i === got.length)
+    return `it ends at character ${i + 1}, where ${codePoint(want, i)} was expected`;
+  if (i === want.length) return `it goes on from character ${i + 1} with ${codePoint(got, i)}`;
+  return `they first differ at character ${i + 1}: ${codePoint(got, i)} where ${codePoint(want, i)} was expected`;
+}
+
+/** `U+00A0 ( )`: a character by its code point, and itself when it prints. */
+function codePoint(text: string, at: number): string {
+  const point = text.codePointAt(at) ?? 0;
+  const char = String.fromCodePoint(point);
+  const name = `U+${point.toString(16).toUpperCase().padStart(4, '0')}`;
+  return /^[\p{L}\p{N}\p{P}\p{S}]$/u.test(char) ? `${name} "${char}"` : name;
+}
+
+/**
+ * Why a turn's first request that carries the results of the turn before
+ * is refused: that turn ended with a tool call, so the agent asks again to
+ * answer its result, and no action of that turn is left.
+ */
+export function endedWithCalls(previous: WireAction | undefined): string | undefined {
+  if (previous === undefined || previous.kind !== 'calls') return undefined;
+  return `expected the prompt of turn ${previous.turn + 1}, and it carries the results of ${previous.describe} (step ${previous.step}): turn ${previous.turn} ended with that tool call, so the agent asked the model again to answer its result, and turn ${previous.turn} has no action left. End turn ${previous.turn} with says(…) (or more calls) for that request`;
 }
 
 /** Why a request without a result for each call of the answer before is refused. */
