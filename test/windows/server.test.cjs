@@ -9,7 +9,7 @@ const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { shimkit, tempDir, own } = require('./helpers.cjs');
 
-const { createMockServer, run, sse } = shimkit;
+const { calls, createMockServer, run, says, sse, when } = shimkit;
 
 /** A client that POSTs to $OPENAI_BASE_URL/chat/completions and prints the streamed text deltas. */
 function client(dir) {
@@ -56,5 +56,42 @@ test('HT-01 a node.exe child streams a chat completion from the server through e
   assert.equal(request.claimedBy, 'turn');
   assert.equal(request.headers.authorization, 'Bearer shimkit-test');
   assert.equal(request.response.endedBy, 'complete');
+  api.assertDone();
+});
+
+test('PB-01 a playbook plays the model for a node.exe agent: a tool call, its result, then text', async (t) => {
+  const dir = tempDir(t);
+  const api = own(t, await createMockServer({ strict: true }));
+  const play = api.playbook([
+    when('dir?', [calls('shell', { command: 'dir' }), says('Two files.')]),
+  ]);
+  const agent = join(dir, 'agent.js');
+  writeFileSync(
+    agent,
+    `const ask = async (messages) => {
+       const r = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', {
+         method: 'POST',
+         headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.OPENAI_API_KEY },
+         body: JSON.stringify({ model: 'm', messages }),
+       });
+       return (await r.json()).choices[0].message;
+     };
+     (async () => {
+       const messages = [{ role: 'user', content: 'dir?' }];
+       const call = await ask(messages);
+       const id = call.tool_calls[0].id;
+       messages.push(call, { role: 'tool', tool_call_id: id, content: 'a.txt\\r\\nb.txt' });
+       const answer = await ask(messages);
+       process.stdout.write(JSON.stringify({ id, text: answer.content }));
+     })();`,
+  );
+  const result = await run(process.execPath, [agent], { env: api.env(), timeoutMs: 60_000 });
+  assert.equal(result.exitCode, 0, result.stderr);
+  assert.deepEqual(JSON.parse(result.stdout), { id: 'call_shimkit_p1_s1_1', text: 'Two files.' });
+  assert.deepEqual(
+    play.toolResults().map((r) => [r.toolName, r.text]),
+    [['shell', 'a.txt\r\nb.txt']],
+  );
+  play.assertDone();
   api.assertDone();
 });
