@@ -222,8 +222,9 @@ export class WorkerPlaybook {
    * recorded, then the answer in the request's format. A retry gets the
    * answer of the request it repeats, in its own format, when that answer
    * is made. `exchange` tells whether the answer reached the client whole
-   * (a request that repeats one that did is not a retry). Throws a PlaybookFailure when a function of the test failed
-   * (after which the playbook refuses every request, saying why).
+   * (a request that repeats one that did is not a retry). Throws a
+   * PlaybookFailure when a function of the test failed (after which the
+   * playbook refuses every request, saying why).
    */
   async answer(
     take: Extract<Take, { kind: 'answer' | 'retry' }>,
