@@ -59,6 +59,25 @@ export type ToolResultExpectation =
   | RegExp
   | { text?: string | RegExp; isError?: boolean; step?: number; turn?: number };
 
+const RESULT_KEYS = ['text', 'isError', 'step', 'turn'];
+
+/** `expected` checked: a value this matcher cannot check is a TypeError, never a pass. */
+function checkExpectation(expected: unknown): void {
+  if (expected === undefined || typeof expected === 'string' || expected instanceof RegExp) return;
+  if (typeof expected !== 'object' || expected === null || Array.isArray(expected)) {
+    throw new TypeError(
+      `toHaveReceivedToolResult() expects its text (a string or a RegExp) or { text, isError, step, turn }, got ${JSON.stringify(expected) ?? String(expected)}`,
+    );
+  }
+  for (const key of Object.keys(expected)) {
+    if (!RESULT_KEYS.includes(key)) {
+      throw new TypeError(
+        `toHaveReceivedToolResult(): unknown key \`${key}\` in the expected result; it checks ${RESULT_KEYS.join(', ')}`,
+      );
+    }
+  }
+}
+
 /** Why `result` is not what `expected` says, or undefined when it is. */
 function resultMiss(
   expected: ToolResultExpectation | undefined,
@@ -187,6 +206,7 @@ export const matchers = {
     expected?: ToolResultExpectation,
   ): MatcherResult {
     if (!isPlaybook(received)) throw new TypeError('toHaveReceivedToolResult() expects a Playbook');
+    checkExpectation(expected);
     const results = received.toolResults();
     const mine = results.filter((r) => r.toolName === tool);
     const misses = mine.map((r) => resultMiss(expected, r));

@@ -8,6 +8,12 @@ import type { LoggedRequest, ResponseHandler } from './types.js';
 
 type Ask = Extract<ServerEvent, { type: 'ask' }>;
 
+/** Told when a run of a function begins and when it ends (a playbook counts its running `.then()`s). */
+export interface Running {
+  begin(): void;
+  end(): void;
+}
+
 /**
  * The test thread's answers to the worker's questions (design §3 asks.ts):
  * predicates, function responses, the `unmatched` function and a
@@ -19,8 +25,10 @@ export class Asks {
   readonly #ctx: ServerContext;
   readonly #predicates = new Map<number, (request: LoggedRequest) => boolean>();
   readonly #handlers = new Map<number, ResponseHandler>();
-  readonly #playbookFunctions = new Map<number, PlaybookFunction>();
-  /** Questions the worker stopped waiting for before they began: not run. */
+  readonly #playbookFunctions = new Map<number, { fn: PlaybookFunction; track?: Running }>();
+  /** Questions received and not begun yet. */
+  readonly #waiting = new Set<number>();
+  /** Of those, the ones the worker stopped waiting for: not run. */
   readonly #dropped = new Set<number>();
   #next = 1;
 
@@ -40,9 +48,10 @@ export class Asks {
     return id;
   }
 
-  addPlaybookFunction(fn: PlaybookFunction): number {
+  /** A `.then()` or params function; `track` hears when a run of it begins and ends. */
+  addPlaybookFunction(fn: PlaybookFunction, track?: Running): number {
     const id = this.#next++;
-    this.#playbookFunctions.set(id, fn);
+    this.#playbookFunctions.set(id, track === undefined ? { fn } : { fn, track });
     return id;
   }
 
@@ -51,27 +60,40 @@ export class Asks {
     this.#predicates.clear();
     this.#handlers.clear();
     this.#playbookFunctions.clear();
+    this.#waiting.clear();
     this.#dropped.clear();
   }
 
   answer(event: Ask): void {
+    this.#waiting.add(event.ask);
     queueMicrotask(() => void this.#answer(event));
   }
 
   /** The worker stopped waiting for question `ask` (its request got its error already). */
   drop(ask: number): void {
-    this.#dropped.add(ask);
+    if (this.#waiting.has(ask)) this.#dropped.add(ask);
   }
 
   async #answer(event: Ask): Promise<void> {
-    if (this.#dropped.delete(event.ask)) return; // its timeout came first: running it now would act on a request that failed
-    if (!this.#ctx.disposed) this.#ctx.post({ type: 'asked', ask: event.ask });
+    // Apply what else the worker posted first: a drop of this question may be queued behind it.
+    try {
+      this.#ctx.sync(false);
+    } catch {
+      // a failed worker: the answer below goes nowhere
+    }
+    this.#waiting.delete(event.ask);
+    if (this.#dropped.delete(event.ask)) return; // its request had its 500: running it now would act on a request that failed
+    this.#said(event, 'began');
     const request = loggedRequest(event.request);
+    const track =
+      event.kind === 'then' ? this.#playbookFunctions.get(event.target)?.track : undefined;
+    track?.begin();
     try {
       if (event.kind === 'predicate') {
         const fn = this.#predicates.get(event.target);
         if (!fn) throw new Error('the predicate is gone (reset()?)');
         const verdict: unknown = fn(request);
+        this.#said(event, 'returned');
         if (typeof (verdict as Promise<unknown> | undefined)?.then === 'function') {
           throw new Error(
             'a predicate must return a boolean, not a promise (use a function response to wait)',
@@ -81,20 +103,28 @@ export class Asks {
         return;
       }
       if (event.kind === 'then' || event.kind === 'params') {
-        const fn = this.#playbookFunctions.get(event.target);
+        const fn = this.#playbookFunctions.get(event.target)?.fn;
         if (!fn) throw new Error('the function is gone (reset()?)');
         if (event.kind === 'then') {
-          await (fn as (result: ToolResultRecord) => unknown)(event.detail as ToolResultRecord);
+          const done = (fn as (result: ToolResultRecord) => unknown)(
+            event.detail as ToolResultRecord,
+          );
+          this.#said(event, 'returned');
+          await done;
           this.#post(event, { ok: true, value: true });
         } else {
-          const params = checkParams(await (fn as () => unknown)(), event.label);
+          const made = (fn as () => unknown)();
+          this.#said(event, 'returned');
+          const params = checkParams(await made, event.label);
           this.#post(event, { ok: true, value: { params } });
         }
         return;
       }
       const fn = event.kind === 'unmatched' ? this.#unmatched() : this.#handlers.get(event.target);
       if (!fn) throw new Error('the function is gone (reset()?)');
-      const value = await fn(request);
+      const made = fn(request);
+      this.#said(event, 'returned');
+      const value = await made;
       const where =
         event.kind === 'unmatched'
           ? 'the unmatched function of createMockServer()'
@@ -105,7 +135,14 @@ export class Asks {
         ok: false,
         error: error instanceof Error ? error.message : String(error),
       });
+    } finally {
+      track?.end();
     }
+  }
+
+  /** Tell the worker how far the function of `event` got (its timeout's text says which). */
+  #said(event: Ask, stage: 'began' | 'returned'): void {
+    if (!this.#ctx.disposed) this.#ctx.post({ type: 'asked', ask: event.ask, stage });
   }
 
   #unmatched(): ResponseHandler | undefined {

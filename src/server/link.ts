@@ -51,6 +51,15 @@ export class ServerLink {
       // internal port ref'd, and a forgotten server would keep Node alive.
     });
     this.#events.on('message', (event: ServerEvent) => this.#onEvent(event));
+    // A message this thread cannot take apart is lost: the log is no longer exact, so say so.
+    this.#events.on('messageerror', (error) =>
+      this.#fail(
+        new ServerWorkerError(
+          `A message from the mock server's worker thread could not be read on the test's thread (${error instanceof Error ? error.message : String(error)}): its log and records are no longer exact. dispose() the server (it still cleans up).`,
+          { cause: error },
+        ),
+      ),
+    );
     this.#worker.on('error', (error) =>
       this.#fail(
         new ServerWorkerError(

@@ -124,8 +124,12 @@ export type ControlMessage =
   /** PB: a playbook, in its place among the expectations. */
   | { type: 'playbook'; gen: number; playbook: WirePlaybook }
   | { type: 'release'; gen: number; id: number; response: WireHttpResponse | undefined }
-  /** The test's thread began running the function of question `ask` (a timeout then blames the function, not a blocked thread). */
-  | { type: 'asked'; ask: number }
+  /**
+   * How far the test's thread got with the function of question `ask`: it
+   * `began` it, and its synchronous part `returned` (a timeout's text then
+   * blames the function, not a blocked thread).
+   */
+  | { type: 'asked'; ask: number; stage: 'began' | 'returned' }
   | { type: 'answer'; ask: number; ok: true; value: AskValue }
   | { type: 'answer'; ask: number; ok: false; error: string }
   | { type: 'reset'; gen: number }

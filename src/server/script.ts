@@ -149,12 +149,22 @@ export class Scripting {
     }
     if (name !== undefined) this.#checkName(where, name);
     const encoded = encodeMatch(match ?? {}, where, (fn) => this.#asks.addPredicate(fn));
-    const wire = encodePlaybook(list, id, name ?? `playbook#${id}`, encoded.wire, (fn) =>
-      this.#asks.addPlaybookFunction(fn),
+    // Its .then()s count themselves while they run: it is not done while one runs.
+    let state: PlaybookState | undefined;
+    const running = {
+      begin: () => {
+        if (state) state.running++;
+      },
+      end: () => {
+        if (state) state.running--;
+      },
+    };
+    const wire = encodePlaybook(list, id, name ?? `playbook#${id}`, encoded.wire, (fn, kind) =>
+      this.#asks.addPlaybookFunction(fn, kind === 'then' ? running : undefined),
     );
     this.#playbooks = id;
     const gen = this.#ctx.mirror.gen;
-    const state: PlaybookState = {
+    const made: PlaybookState = {
       id,
       gen,
       name: wire.name,
@@ -170,10 +180,12 @@ export class Scripting {
       turns: [],
       failures: [],
       requests: [],
+      running: 0,
     };
-    this.#ctx.mirror.playbooks.set(id, state);
+    state = made;
+    this.#ctx.mirror.playbooks.set(id, made);
     this.#ctx.post({ type: 'playbook', gen, playbook: wire });
-    return new Playbook(this.#ctx, state);
+    return new Playbook(this.#ctx, made);
   }
 
   /** HT-09: each interaction of a replayed cassette is an expectation for one request, before the test's own. */

@@ -1,6 +1,6 @@
 // The second hostile review of agent playbooks (SPEC PB): each test is a
-// finding, titled by the behaviour a user should get; each fails before its
-// fix. Real sockets throughout (fetch, raw http, the real SDKs, curl).
+// finding, titled by the behaviour a user gets now that it is fixed (each
+// failed before its fix). Real sockets throughout (fetch, raw http, the real SDKs, curl).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -79,7 +79,7 @@ describe('the retry rule (PB-01)', () => {
     await until(() => api.requests().length === 2, 'two requests');
     held.release();
     const texts = [await textOf(await a), await textOf(await b)].sort();
-    // Now: ['first', 'first'] — the second agent's request is taken as a "retry" of the first.
+    // Before the fix: ['first', 'first'] — the second agent's request is taken as a "retry" of the first.
     expect(texts).toEqual(['first', 'second']);
     expect(api.requests().map((r) => r.claimedBy)).toEqual(['playbook#1', 'second']);
     first.assertDone();
@@ -110,7 +110,7 @@ describe('the retry rule (PB-01)', () => {
     go();
     const [ra, rb] = [await a, await b];
     expect(ra.status).toBe(200);
-    // Now: 200 with call_shimkit_p1_s1_1 again; two agents now share one conversation silently.
+    // Before the fix: 200 with call_shimkit_p1_s1_1 again; two agents now share one conversation silently.
     expect(rb.status).toBe(500);
     expect(() => play.assertDone()).toThrow(/step 2/);
   });
@@ -130,7 +130,7 @@ describe('the retry rule (PB-01)', () => {
     expect(play.consumed).toBe(1);
     // A new run of the one-shot agent, same prompt: turn 2.
     const third = await textOf(await post(url, body));
-    expect(third).toBe('hello again'); // now: 'hello' again, and turn 2 is never taken
+    expect(third).toBe('hello again'); // before the fix: 'hello' again, and turn 2 is never taken
     play.assertDone();
   });
 });
@@ -151,7 +151,7 @@ describe('the retry rule, with a hold released with a replacement (PB-01, HT-06)
     try {
       text = (await answer).choices[0]?.message.content;
     } catch (error) {
-      // Now: 500 "Playbook exhausted: consumed 1 of 1 actions …": the 429 was "the answer, whole".
+      // Before the fix: 500 "Playbook exhausted: consumed 1 of 1 actions …": the 429 was "the answer, whole".
       text = (error as Error).message;
     }
     expect(api.requests()[1]?.headers['x-stainless-retry-count']).toBe('1');
@@ -182,7 +182,7 @@ describe('the ask handshake (HT-04, PB-04)', () => {
     const out = curlSync([`${api.url}/fn`]);
     expect(out).toContain('did not answer within 200 ms');
     await slowWork(100); // no shimkit read in between: an ordinary await
-    expect(ran).toBe(0); // now: 1 — the question is run before its drop is applied
+    expect(ran).toBe(0); // before the fix: 1 — the question is run before its drop is applied
   });
 
   it('HT-04 review 2: the unmatched function the worker gave up on while the thread was blocked is not run late', async () => {
@@ -241,7 +241,7 @@ describe('the ask handshake (HT-04, PB-04)', () => {
     const response = await post(`${api.url}/p`, {});
     const message = ((await response.json()) as { error: { message: string } }).error.message;
     expect(message).toContain('did not answer within 200 ms');
-    // Now: "It ran on the test's thread, and the promise it returned did not settle" — a predicate returns no promise.
+    // Before the fix: "It ran on the test's thread, and the promise it returned did not settle" — a predicate returns no promise.
     expect(message).not.toMatch(/promise it returned/);
   });
 
@@ -291,7 +291,7 @@ describe('.then() reporting (PB-04)', () => {
     await until(() => play.consumed === 2, 'step 2 taken');
     // The .then() is running: readme is not set yet.
     expect(readme).toBeUndefined();
-    expect(play.isDone).toBe(false); // now: true ("every .then() ran")
+    expect(play.isDone).toBe(false); // before the fix: true ("every .then() ran")
     expect(() => play.assertDone()).toThrow(/\.then\(\)/);
     await second;
     expect(readme).toBe('# hello');
@@ -318,7 +318,7 @@ describe('records of hostile tool results (PB-03)', () => {
     await post(url, { model: 'm', messages: [{ role: 'user', content: 'go' }] });
     const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
     const response = await post(url, resultBody(deep));
-    // Now: the worker serializes the record (its stack is 4 MB) and the test's thread cannot
+    // Before the fix: the worker serializes the record (its stack is 4 MB) and the test's thread cannot
     // deserialize it (a 'messageerror' nobody listens for): the news and the .then()'s question
     // are dropped, the .then() "times out" with the text of a thread blocked in execFileSync
     // (a 500 for the agent), and toolResults() is [].
@@ -334,36 +334,44 @@ describe('records of hostile tool results (PB-03)', () => {
     await post(url, { model: 'm', messages: [{ role: 'user', content: 'go' }] });
     const deep = `${'['.repeat(2500)}${']'.repeat(2500)}`;
     expect((await post(url, resultBody(deep))).status).toBe(200);
-    // Now: RangeError: Maximum call stack size exceeded, from toolResults(), toolResultsFor(),
+    // Before the fix: RangeError: Maximum call stack size exceeded, from toolResults(), toolResultsFor(),
     // toHaveReceivedToolResult, and `shimkit tool-results` (its control answer fails).
     expect(() => play.toolResults()).not.toThrow();
     expect(play.toolResults()).toHaveLength(1);
   });
 });
 
-describe('what the docs say (PB-01, PB-04, PB-05)', () => {
-  const root = join(import.meta.dirname, '..', '..');
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const decision = readFileSync(join(root, 'docs', 'decisions', '013-playbooks.md'), 'utf8');
-
-  it('PB-05 review 2: the README quotes an exhausted text the server can print (3 of 3 consumed: the last consumed is says() at step 3, not the git push at step 2)', () => {
-    // The server prints: 'consumed 3 of 3 actions (…); last consumed: says("It was 1 commit …") at step 3 (turn 1)'.
-    const impossible =
-      '3 of 3 actions; last consumed: calls("bash", {"command":"git push"}) at step\n2';
-    expect(readme.includes(impossible), impossible).toBe(false);
-  });
-
-  it('PB-01 review 2: decision 013 describes the retry rule the server has (a retry gets the same answer), not the refusal it replaced', () => {
-    expect(/reaches the next step, whose check\s+then refuses it/.test(decision)).toBe(false);
-  });
-
-  it('PB-04 review 2: the README table says isDone and waitDone() also wait for every .then() (waitDone rejects when one can no longer run)', () => {
-    const table = readme.slice(
-      readme.indexOf('| `Playbook` member'),
-      readme.indexOf('Steps count from 1'),
-    );
-    expect(/isDone[^\n]*\.then\(\)/.test(table), 'isDone').toBe(true);
-    expect(/waitDone[^\n]*\.then\(\)/.test(table), 'waitDone').toBe(true);
+describe('what the docs say (PB-05)', () => {
+  it('PB-05 review 2: the README\'s quoted "Playbook exhausted" text is what the server prints for its example\'s playbook', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const quoted = /A request after the last action gets "(Playbook exhausted:[^…]*)…"/.exec(
+      readme,
+    )?.[1];
+    expect(quoted, 'the quote in the README').toBeDefined();
+    const api = await server();
+    api.playbook([
+      when('Is my branch pushed?', [
+        calls('bash', { command: 'git status -sb' }),
+        calls('bash', { command: 'git push' }),
+        says('It was 1 commit ahead of origin; I pushed it.'),
+      ]),
+    ]);
+    const url = `${api.url}/v1/chat/completions`;
+    const messages: Json[] = [{ role: 'user', content: 'Is my branch pushed?' }];
+    for (const id of ['call_shimkit_p1_s1_1', 'call_shimkit_p1_s2_1', undefined]) {
+      const answer = (await (await post(url, { model: 'm', messages })).json()) as {
+        choices: Array<{ message: Json }>;
+      };
+      messages.push(answer.choices[0]?.message as Json);
+      if (id) messages.push({ role: 'tool', tool_call_id: id, content: 'ok' });
+      else messages.push({ role: 'user', content: 'and now?' });
+    }
+    const extra = (await (await post(url, { model: 'm', messages })).json()) as {
+      error: { message: string };
+    };
+    const words = (text: string) => text.replace(/\s+/g, ' ').trim();
+    expect(words(extra.error.message)).toContain(words(quoted ?? '-'));
+    api.reset();
   });
 });
 
@@ -374,7 +382,7 @@ describe('the CLI (PB-07)', () => {
     const script = `"${process.execPath}" "${CLI}" serve --dir "$0" --playbook <(printf '%s' '${playbook}') --detach`;
     const r = await runCommand('bash', ['-c', script, dir]);
     const out = r.stdout.toString() + r.stderr.toString();
-    // Now: exit 2, "the playbook /dev/fd/63 is not JSON (Unexpected end of JSON input)": the
+    // Before the fix: exit 2, "the playbook /dev/fd/63 is not JSON (Unexpected end of JSON input)": the
     // detached server reads the pipe again, which the first read emptied.
     expect(out).not.toMatch(/is not JSON/);
     if (r.code !== 0) expect(out).toMatch(/pipe|regular file|process substitution/);
@@ -396,7 +404,7 @@ describe('the CLI (PB-07)', () => {
       `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","tool_calls":[{"id":"call_shimkit_p1_s1_1","type":"function","function":{"name":"bash","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_shimkit_p1_s1_1","content":${deep}}]}`,
     );
     const calls = await shimkit(['tool-calls', dir]);
-    // Now: exit 1, "shimkit tool-calls: RangeError: Maximum call stack size exceeded" and a stack of serve.js.
+    // Before the fix: exit 1, "shimkit tool-calls: RangeError: Maximum call stack size exceeded" and a stack of serve.js.
     expect(calls.stderr.toString()).toBe('');
     expect(calls.stdout.toString()).toBe(
       'playbook#1 step 1 turn 1 #1 bash call_shimkit_p1_s1_1 {}\n',
@@ -417,7 +425,7 @@ describe('the CLI (PB-07)', () => {
     const dir = join(serverTestDir(), 'api');
     const r = await shimkit(['serve', '--dir', dir, '--playbook', file, '--detach']);
     if (r.code === 0) await shimkitOk(['stop', dir]);
-    // Now: exit 0; the prompt is "caf\uFFFD" and the agent's "café" is refused at its first request.
+    // Before the fix: exit 0; the prompt is "caf\uFFFD" and the agent's "café" is refused at its first request.
     expect(r.code).toBe(2);
     expect(r.stderr.toString()).toMatch(/UTF-8/);
   });

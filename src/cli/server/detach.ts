@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ShimkitError } from 'shimkit';
@@ -41,7 +41,13 @@ export async function detach(settings: ServeSettings): Promise<number> {
   if (settings.strict) argv.push('--strict');
   if (settings.unmatched !== undefined) argv.push('--unmatched', settings.unmatched);
   if (settings.json) argv.push('--json');
-  for (const playbook of settings.playbooks) argv.push('--playbook', playbook.path);
+  settings.playbooks.forEach((playbook, i) => {
+    // A pipe (`--playbook <(…)`) was read here already: the server gets a copy in D.
+    argv.push(
+      '--playbook',
+      regularFile(playbook.path) ? playbook.path : copyInto(root, i, playbook.json),
+    );
+  });
   const child = spawn(process.execPath, argv, {
     detached: true,
     cwd: root, // a daemon pins no dir of the caller's
@@ -123,4 +129,19 @@ function tail(path: string): string {
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
+}
+
+function regularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** A playbook's JSON written to D (0600), for a detached server to read. */
+function copyInto(root: string, i: number, json: unknown): string {
+  const path = join(root, `playbook-${i + 1}.json`);
+  writeFileSync(path, `${JSON.stringify(json)}\n`, { mode: 0o600 });
+  return path;
 }

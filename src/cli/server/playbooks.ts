@@ -175,8 +175,10 @@ async function readRecords(
   return ExitCode.ok;
 }
 
-/** A result's text on one line: its JSON string, cut at 200 characters. */
+/** A result's text on one line: its JSON string, cut at 200 characters (never inside a surrogate pair). */
 function shown(text: string): string {
   const json = JSON.stringify(text);
-  return json.length > 200 ? `${json.slice(0, 199)}…` : json;
+  if (json.length <= 200) return json;
+  const end = /[\uD800-\uDBFF]/.test(json[198] ?? '') ? 198 : 199;
+  return `${json.slice(0, end)}…`;
 }

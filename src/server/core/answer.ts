@@ -150,7 +150,7 @@ export function answer(
       else {
         error =
           outcome.kind === 'timeout'
-            ? waitedFor(handler.what, label, outcome.ms, outcome.started)
+            ? waitedFor(handler.what, label, outcome.ms, outcome.reached)
             : outcome.kind === 'error'
               ? `shimkit: ${handler.what} failed for ${label}: ${outcome.error}`
               : `shimkit: ${handler.what} for ${label} was ended by reset().`;

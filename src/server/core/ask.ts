@@ -5,8 +5,8 @@ import type { EntryLog } from './log.js';
 export type AskOutcome =
   | { kind: 'answer'; value: AskValue }
   | { kind: 'error'; error: string }
-  /** `started`: the test's thread began running the function (so it is not blocked; the function did not end). */
-  | { kind: 'timeout'; ms: number; started: boolean }
+  /** `reached`: how far the test's thread got with the function (none: it never began it). */
+  | { kind: 'timeout'; ms: number; reached: Reached }
   /** reset() or dispose() came first. */
   | { kind: 'cancelled' };
 
@@ -14,9 +14,12 @@ interface Pending {
   resolve(outcome: AskOutcome): void;
   timer: NodeJS.Timeout;
   gen: number;
-  /** The test's thread said it began running the function. */
-  started: boolean;
+  /** How far the test's thread said it got. */
+  reached: Reached;
 }
+
+/** How far the test's thread got with a function before its question timed out. */
+export type Reached = 'none' | 'began' | 'returned';
 
 /**
  * Questions to the test's thread (design §4): a predicate's verdict, a
@@ -49,13 +52,13 @@ export class Asker {
     return new Promise<AskOutcome>((resolve) => {
       const ms = this.#timeoutMs;
       const timer = setTimeout(() => {
-        const started = this.#pending.get(ask)?.started ?? false;
+        const reached = this.#pending.get(ask)?.reached ?? 'none';
         this.#pending.delete(ask);
         // A question not begun yet is dropped: its answer could only come after the request gave up.
         this.#log.post({ type: 'ask-dropped', gen, ask });
-        resolve({ kind: 'timeout', ms, started });
+        resolve({ kind: 'timeout', ms, reached });
       }, ms);
-      this.#pending.set(ask, { resolve, timer, gen, started: false });
+      this.#pending.set(ask, { resolve, timer, gen, reached: 'none' });
       this.#log.post(
         detail === undefined
           ? { type: 'ask', gen, ask, kind, target, label, request }
@@ -64,10 +67,10 @@ export class Asker {
     });
   }
 
-  /** The test's thread began running the function of question `ask`. */
-  started(ask: number): void {
+  /** The test's thread got this far with the function of question `ask`. */
+  progress(ask: number, stage: 'began' | 'returned'): void {
     const pending = this.#pending.get(ask);
-    if (pending) pending.started = true;
+    if (pending) pending.reached = stage;
   }
 
   /** The test's thread answered (a late answer, after the timeout, is dropped). */
@@ -92,12 +95,21 @@ export class Asker {
  * The text of a request that waited in vain for the test's thread:
  * "shimkit: the response function of expectation 'plan' for POST /v1/x
  * (request #3) did not answer within 30000 ms. …" — a thread that never
- * began the function is blocked; one that began it got a promise that did
- * not settle.
+ * began the function is blocked; a function that began and did not return
+ * blocks the thread itself; one that returned gave a promise that did not
+ * settle.
  */
-export function waitedFor(what: string, request: string, ms: number, started = false): string {
-  if (started) {
+export function waitedFor(
+  what: string,
+  request: string,
+  ms: number,
+  reached: Reached = 'none',
+): string {
+  if (reached === 'returned') {
     return `shimkit: ${what} for ${request} did not answer within ${ms} ms. It ran on the test's thread, and the promise it returned did not settle in that time: does it wait for something that never comes? Raise timeoutMs of createMockServer() if it needs longer.`;
+  }
+  if (reached === 'began') {
+    return `shimkit: ${what} for ${request} did not answer within ${ms} ms. It began on the test's thread and had not returned: it blocks that thread itself (a busy loop, or a synchronous wait such as execFileSync inside it). Make it return, or run what it waits for asynchronously.`;
   }
   return `shimkit: ${what} for ${request} did not answer within ${ms} ms. It runs on the test's thread: if that thread is blocked in execFileSync/spawnSync, run the program with spawn (or shimkit's run()) and await it; or raise timeoutMs of createMockServer().`;
 }

@@ -194,7 +194,7 @@ export class Claims {
           else if (outcome.kind === 'error') {
             head.verdicts.set(e, `shimkit: ${what} threw for ${head.label()}: ${outcome.error}`);
           } else if (outcome.kind === 'timeout') {
-            head.verdicts.set(e, waitedFor(what, head.label(), outcome.ms, outcome.started));
+            head.verdicts.set(e, waitedFor(what, head.label(), outcome.ms, outcome.reached));
           }
         }
         this.#waiting = false;

@@ -124,7 +124,7 @@ export class ServerCore {
         if (message.gen === script.gen) this.#holds.get(message.id)?.release(message.response);
         return;
       case 'asked':
-        this.#asker.started(message.ask);
+        this.#asker.progress(message.ask, message.stage);
         return;
       case 'answer':
         this.#asker.answer(

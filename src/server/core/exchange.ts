@@ -39,6 +39,8 @@ export class Exchange {
   closed = false;
   /** The id of the hold it is paused at, while it is. */
   pausedAt: number | undefined;
+  /** A hold's release() replaced (part of) the scripted response. */
+  replaced = false;
   /** Body bytes and events whose write completed. */
   readonly #sent = { bytes: 0, events: 0 };
   readonly #disposed: () => boolean;

@@ -31,6 +31,7 @@ export async function serve(x: Exchange, first: WireHttpResponse, error?: string
     const outcome = await pause(x, hold);
     if (x.closed) return;
     if (outcome.kind !== 'released') return heldEnd(x, outcome);
+    if (outcome.response) x.replaced = true;
     response = outcome.response ?? response;
   }
   // A pipelined request waits for the responses before it: its own is logged as it goes on the wire.

@@ -39,6 +39,7 @@ export async function writeStream(
       if (x.closed) return;
       if (outcome.kind !== 'released') return heldEnd(x, outcome);
       if (outcome.response) {
+        x.replaced = true;
         ({ pieces, gaps, cut } = outcome.response);
         sse = outcome.response.kind === 'sse';
         base = { pieces: x.pieces, bytes: x.bytesSent };

@@ -143,7 +143,7 @@ export function when(prompt: PromptMatch, actions: readonly PlaybookAction[]): T
 export function calls(tool: string, params: ToolParams | LateParams = {}): CallsAction {
   if (typeof tool !== 'string' || !/^[A-Za-z0-9_.:-]{1,128}$/.test(tool)) {
     throw new InvalidOptionError(
-      `Expected the tool of calls() to be a tool name of 1 to 128 letters, digits, "_", "-", "." or ":" (as the model APIs allow), got ${describeValue(tool)}.`,
+      `Expected the tool of calls() to be a tool name of 1 to 128 letters, digits, "_", "-", "." or ":" (OpenAI's tools take letters, digits, "_" and "-", up to 64), got ${describeValue(tool)}.`,
     );
   }
   if (typeof params !== 'function') checkParams(params, `calls(${JSON.stringify(tool)})`);

@@ -23,7 +23,7 @@ export function encodePlaybook(
   id: number,
   name: string,
   match: WireRequestMatch,
-  keep: (fn: PlaybookFunction) => number,
+  keep: (fn: PlaybookFunction, kind: 'then' | 'params') => number,
 ): WirePlaybook {
   const actions: WireAction[] = [];
   turns.forEach((turn, t) => {
@@ -39,7 +39,7 @@ function encodeAction(
   step: number,
   turn: number,
   first: boolean,
-  keep: (fn: PlaybookFunction) => number,
+  keep: (fn: PlaybookFunction, kind: 'then' | 'params') => number,
 ): WireAction {
   if (action.kind === 'says') {
     return {
@@ -53,8 +53,8 @@ function encodeAction(
   }
   const list = action instanceof CallsAction ? [action] : action.calls;
   const calls: WireCall[] = list.map((call) => {
-    const wire: WireCall = { tool: call.tool, thens: call.thens.map((fn) => keep(fn)) };
-    if (typeof call.params === 'function') wire.params = keep(call.params);
+    const wire: WireCall = { tool: call.tool, thens: call.thens.map((fn) => keep(fn, 'then')) };
+    if (typeof call.params === 'function') wire.params = keep(call.params, 'params');
     else wire.arguments = JSON.stringify(call.params);
     return wire;
   });

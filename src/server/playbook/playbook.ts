@@ -149,6 +149,7 @@ export class Playbook {
           }
           if (state.consumed < state.steps.length) return undefined;
           if (state.requests.some((r) => r.response.endedAt === undefined)) return undefined;
+          if (state.running > 0) return undefined;
           // Every answer is out: a .then() still waiting for its result can no longer run.
           if (pendingThens(state).length > 0) {
             throw new PlaybookError(`${this.#ctx.name}: ${playbookReport(state) ?? ''}`);

@@ -22,6 +22,8 @@ export interface PlaybookState {
   failures: string[];
   /** The requests it answered (or refused), in claim order. */
   requests: LoggedRequest[];
+  /** Its `.then()`s running on the test's thread now. */
+  running: number;
 }
 
 export function applyNews(state: PlaybookState, news: PlaybookNews): void {
@@ -52,6 +54,7 @@ export function isDone(state: PlaybookState): boolean {
   return (
     state.consumed >= state.steps.length &&
     state.failures.length === 0 &&
+    state.running === 0 &&
     pendingThens(state).length === 0
   );
 }
@@ -90,6 +93,11 @@ export function pendingThens(
 export function playbookReport(state: PlaybookState): string | undefined {
   const lines: string[] = [];
   const total = state.steps.length;
+  if (state.running > 0) {
+    lines.push(
+      `${state.running} .then() of playbook '${state.name}' ${state.running === 1 ? 'is' : 'are'} still running on the test's thread: its assertions have not run yet (await play.waitDone() first).`,
+    );
+  }
   if (state.consumed < total) {
     lines.push(
       `Playbook not fully consumed: consumed ${state.consumed} of ${total} action${total === 1 ? '' : 's'} (playbook '${state.name}'); remaining:`,

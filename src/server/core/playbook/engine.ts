@@ -36,13 +36,22 @@ interface Answered {
   answer: ModelAnswer;
 }
 
-/** The request that took the last step. */
+/** What the engine needs of an exchange that carries one of its answers. */
+export interface AnswerExchange {
+  /** The last byte of the response was written, with the rest. */
+  readonly wholeWritten: boolean;
+  /** A hold's release() replaced the answer (it never went out as made). */
+  readonly replaced: boolean;
+  /** The response is over (its connection closed, or it ended). */
+  readonly closed: boolean;
+}
+
+/** The request that took the last step, and every exchange that carried its answer (its retries'). */
 interface LastTaken {
   seq: number;
   body: Buffer;
   answered: Promise<Answered>;
-  /** Whether its answer reached the client whole. */
-  delivered: () => boolean;
+  exchanges: AnswerExchange[];
 }
 
 /** What taking a request gave: an action to answer with, or a refusal (nothing taken). */
@@ -104,15 +113,20 @@ export class WorkerPlaybook {
 
   /**
    * Whether `view` is the request that took the last step, sent again
-   * before its answer reached the client whole: an SDK retries a request
-   * whose answer it did not get (a client timeout, a reset) with the same
-   * body. It gets the same answer; nothing is taken. (The same body after
-   * a whole answer is a new conversation that starts alike: it takes the
-   * next step.)
+   * after it ended without its answer: an SDK retries a request whose
+   * answer it did not get (a client timeout, a reset), with the same body,
+   * after it gave up on the first. It gets the same answer; nothing is
+   * taken. The same body while the first is still being answered is
+   * another client (not a retry), and after the answer went out whole it is
+   * a new conversation that starts alike: either takes the next step.
    */
   isRetry(view: RequestView): boolean {
     const last = this.#lastTaken;
-    return last !== undefined && !last.delivered() && last.body.equals(view.body);
+    if (last === undefined || !last.body.equals(view.body)) return false;
+    const { exchanges } = last;
+    return (
+      exchanges.every((x) => x.closed) && !exchanges.some((x) => x.wholeWritten && !x.replaced)
+    );
   }
 
   /** Whether `view` is a model request (the playbook's match aside). */
@@ -222,7 +236,7 @@ export class WorkerPlaybook {
    * recorded, then the answer in the request's format. A retry gets the
    * answer of the request it repeats, in its own format, when that answer
    * is made. `exchange` tells whether the answer reached the client whole
-   * (a request that repeats one that did is not a retry). Throws a
+   * (what makes a repeat of the request a retry, or not). Throws a
    * PlaybookFailure when a function of the test failed (after which the
    * playbook refuses every request, saying why).
    */
@@ -232,15 +246,17 @@ export class WorkerPlaybook {
     seq: number,
     label: string,
     body: Buffer,
-    exchange: { readonly wholeWritten: boolean },
+    exchange: AnswerExchange,
   ): Promise<WireHttpResponse> {
     let answered: Promise<Answered>;
     if (take.kind === 'retry') {
-      answered = (this.#lastTaken as LastTaken).answered;
+      const last = this.#lastTaken as LastTaken;
+      last.exchanges.push(exchange);
+      answered = last.answered;
     } else {
       answered = this.#chain.then(() => this.#answer(take, ask, seq, label));
       this.#chain = answered.catch(() => {});
-      this.#lastTaken = { seq, body, answered, delivered: () => exchange.wholeWritten };
+      this.#lastTaken = { seq, body, answered, exchanges: [exchange] };
     }
     const { action, answer } = await answered;
     const { format, conversation } = take;
@@ -312,7 +328,7 @@ export class WorkerPlaybook {
     if (outcome.kind === 'answer') return outcome.value;
     const text =
       outcome.kind === 'timeout'
-        ? waitedFor(what, label, outcome.ms, outcome.started)
+        ? waitedFor(what, label, outcome.ms, outcome.reached)
         : outcome.kind === 'error'
           ? `shimkit: ${what} failed for ${label}: ${outcome.error}`
           : `shimkit: ${what} for ${label} was ended by reset() or dispose().`;
@@ -337,23 +353,18 @@ export class WorkerPlaybook {
   }
 
   /**
-   * Post the results received; a content the test's thread cannot be sent
-   * (nested deeper than a structured clone goes) is replaced by a note, in
-   * the records the `.then()`s get too.
+   * Post the results received. A content nested deeper than MAX_DEPTH is
+   * replaced by a note (in the records the `.then()`s get too): the test's
+   * thread could not take it apart (structured clone, JSON, its copies)
+   * without running out of stack, and no tool result is shaped so.
    */
   #postResults(records: ToolResultRecord[]): void {
-    try {
-      this.#post({ kind: 'results', records });
-    } catch {
-      for (const record of records) {
-        try {
-          structuredClone(record.content);
-        } catch (error) {
-          record.content = `shimkit: this content cannot be passed to the test's thread (${error instanceof Error ? error.message : String(error)}); its text is in \`text\`.`;
-        }
+    for (const record of records) {
+      if (deeperThan(record.content, MAX_DEPTH)) {
+        record.content = `shimkit: this content is nested deeper than ${MAX_DEPTH} levels, too deep to pass to the test's thread; its text is in \`text\`.`;
       }
-      this.#post({ kind: 'results', records });
     }
+    this.#post({ kind: 'results', records });
   }
 
   #refuse(seq: number, label: string, action: WireAction, why: string, last: string): Take {
@@ -366,4 +377,21 @@ export class WorkerPlaybook {
   #key(action: WireAction): string {
     return `p${this.wire.id}_s${action.step}`;
   }
+}
+
+/** How deep a tool result's content may be nested to be recorded as sent. */
+const MAX_DEPTH = 256;
+
+/** Whether `value` has arrays or objects nested more than `limit` deep (without recursion). */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= limit) return true;
+    for (const inner of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof inner === 'object' && inner !== null) stack.push([inner, depth + 1]);
+    }
+  }
+  return false;
 }
