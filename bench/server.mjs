@@ -139,7 +139,7 @@ export async function serverEventGap({ rounds = 3 } = {}) {
  * median conversation time of each (the first fifth is warm-up), rounds in
  * alternating order, the median of the per-round ratios kept.
  */
-export async function serverPlaybook({ rounds = 7, conversations = 40 } = {}) {
+export async function serverPlaybook({ rounds = 11, conversations = 40 } = {}) {
   const ratios = [];
   const times = { playbook: [], enqueue: [] };
   let errors = 0;

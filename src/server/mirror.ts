@@ -1,6 +1,7 @@
 import { loggedRequest } from './logged.js';
 import type { PlaybookState } from './playbook/state.js';
 import { applyNews } from './playbook/state.js';
+import type { PlaybookNews } from './playbook/wire.js';
 import type { ServerEvent, WireClaim } from './protocol.js';
 import type { LoggedRequest } from './types.js';
 
@@ -102,6 +103,7 @@ export class Mirror {
           const f = this.fifo[claim.fifo - 1];
           if (f) f.used++;
         }
+        if (event.news) this.#news(event.news.id, event.news.json);
         break;
       }
       case 'update': {
@@ -120,11 +122,9 @@ export class Mirror {
         if (event.fixed !== undefined) hold.fixed = event.fixed;
         break;
       }
-      case 'playbook': {
-        const state = this.playbooks.get(event.id);
-        if (state) applyNews(state, event.news);
+      case 'playbook':
+        this.#news(event.id, event.json);
         break;
-      }
       case 'ask':
         this.onAsk(event);
         return;
@@ -151,6 +151,12 @@ export class Mirror {
     this.fifo = [];
     this.holds.clear();
     this.playbooks.clear();
+  }
+
+  /** Playbook `id`'s news (the JSON of a PlaybookNews[]). */
+  #news(id: number, json: string): void {
+    const state = this.playbooks.get(id);
+    if (state) for (const news of JSON.parse(json) as PlaybookNews[]) applyNews(state, news);
   }
 
   #insert(request: LoggedRequest): void {

@@ -5,7 +5,7 @@
 // it holds types only.
 import type { WireMatcher } from '../internal/matcher.js';
 import type { CassetteInteraction } from './cassette-format.js';
-import type { PlaybookNews, WirePlaybook } from './playbook/wire.js';
+import type { WirePlaybook } from './playbook/wire.js';
 import type { LoggedResponse, WireHttpResponse } from './types.js';
 
 /** A matcher value: exactly this string, a pattern, or anything present (src/internal/matcher.ts). */
@@ -158,7 +158,13 @@ export type AskValue = boolean | WireHttpResponse | { params: Record<string, unk
 export type ServerEvent =
   | { type: 'listening'; url: string; socketPath: string | undefined }
   | { type: 'listen-error'; address: string; errno: string | undefined; message: string }
-  | { type: 'entry'; gen: number; entry: WireEntry }
+  /**
+   * A request's log entry; `news`: what the playbook that took it did, in
+   * the same message, as the JSON of a PlaybookNews[] (a string crosses
+   * threads for a fraction of what a structured clone of its objects costs
+   * the serving thread).
+   */
+  | { type: 'entry'; gen: number; entry: WireEntry; news?: { id: number; json: string } }
   | { type: 'update'; gen: number; seq: number; patch: EntryPatch }
   | {
       type: 'held';
@@ -184,8 +190,8 @@ export type ServerEvent =
     }
   /** The worker stopped waiting for question `ask`: if it has not begun, it is not run. */
   | { type: 'ask-dropped'; gen: number; ask: number }
-  /** PB: what playbook `id` did. */
-  | { type: 'playbook'; gen: number; id: number; news: PlaybookNews }
+  /** PB: what playbook `id` did since its last news (the JSON of a PlaybookNews[]). */
+  | { type: 'playbook'; gen: number; id: number; json: string }
   /** A request passed upstream and answered whole: interaction `n` of the cassette (redacted). */
   | { type: 'recorded'; n: number; interaction: CassetteInteraction }
   | { type: 'disposed' };

@@ -11,7 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type LoggedRequest, type MockServer } from '../../src/index.js';
 import { type ModelFormat, readConversation } from '../../src/server/core/model/conversation.js';
 import { codePointPieces, wordPieces } from '../../src/server/core/model/pieces.js';
-import { type ModelAnswer, modelReply, toolCallId } from '../../src/server/core/model/reply.js';
+import {
+  type ModelAnswer,
+  modelReply,
+  modelWire,
+  toolCallId,
+} from '../../src/server/core/model/reply.js';
+import { toWireResponse } from '../../src/server/response.js';
 
 const CLIENT = join(import.meta.dirname, '../fixtures/model-client.mjs');
 
@@ -220,5 +226,28 @@ describe('stream deltas', () => {
     expect(json('responses')).toContain('"id":"msg_shimkit_p2_s5"');
     expect(json('responses')).toContain('"id":"fc_shimkit_p2_s5_1"');
     expect(json('messages')).toContain('"id":"msg_shimkit_p2_s5"');
+  });
+
+  it('PB-01 modelWire() writes exactly the bytes toWireResponse(modelReply()) would, for every format, form and answer', () => {
+    const answers: ModelAnswer[] = [
+      { key: 'p1_s1', calls: [call('bash', BASH)] },
+      { key: 'p1_s2', calls: [call('read', { path: 'a' }), call('read', { path: 'b' })] },
+      { key: 'p1_s3', text: 'Done: café, 😀, a lone \ud800 and a line\nbreak.', calls: [] },
+      { key: 'p1_s4', text: '', calls: [] },
+      { key: 'p1_s5', text: 'Both.', calls: [call('write', { content: 'x\r\ny' })] },
+    ];
+    for (const format of FORMATS) {
+      for (const stream of [true, false]) {
+        for (const includeUsage of [true, false]) {
+          for (const answer of answers) {
+            const request = { model: 'm', includeUsage };
+            const label = `${format} ${stream} ${includeUsage} ${answer.key}`;
+            expect(modelWire(format, stream, answer, request), label).toEqual(
+              toWireResponse(modelReply(format, stream, answer, request), label),
+            );
+          }
+        }
+      }
+    }
   });
 });

@@ -46,9 +46,12 @@ export function answer(
   let play:
     | { playbook: WorkerPlaybook; take: Extract<Take, { kind: 'answer' | 'retry' }> }
     | undefined;
+  let news: { id: number; json: string } | undefined;
   if (result.kind === 'playbook') {
     claim = { playbook: result.entry.id };
     claimedBy = result.entry.name;
+    const items = result.entry.playbook.news();
+    if (items.length > 0) news = { id: result.entry.id, json: JSON.stringify(items) };
     const { take } = result;
     if (take.kind === 'refused') {
       error = take.text;
@@ -92,7 +95,7 @@ export function answer(
   const entry = entryOf(parts, intake, seq, claim, claimedBy, error);
   entry.unmatched = result.kind === 'unmatched';
   entry.hold = hold?.id;
-  parts.log.entry(gen, entry);
+  parts.log.entry(gen, entry, news);
   if (hold) {
     // Known now unless a function answers: whether a replacement could follow the hold point.
     const fixed = hold.afterEvents !== undefined && wire ? fixedBody(req.method, wire) : undefined;
@@ -119,7 +122,12 @@ export function answer(
     error,
   });
   const run = async () => {
-    if (play) {
+    const now =
+      play?.take.kind === 'answer'
+        ? play.playbook.answerNow(play.take, seq, view.body, x)
+        : undefined;
+    if (now) wire = now;
+    else if (play) {
       try {
         wire = await play.playbook.answer(
           play.take,

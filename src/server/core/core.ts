@@ -105,7 +105,7 @@ export class ServerCore {
         const { gen, playbook } = message;
         const { id, name, match } = playbook;
         const worker = new WorkerPlaybook(playbook, (news) =>
-          this.#log.post({ type: 'playbook', gen, id, news }),
+          this.#log.post({ type: 'playbook', gen, id, json: JSON.stringify(news) }),
         );
         script.entries.push({ kind: 'playbook', id, name, match, playbook: worker });
         return;

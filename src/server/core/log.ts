@@ -22,8 +22,11 @@ export class EntryLog {
     this.#port.postMessage(event);
   }
 
-  entry(gen: number, entry: WireEntry): void {
-    this.post({ type: 'entry', gen, entry });
+  /** A request's entry; a playbook's news about it travels in the same message. */
+  entry(gen: number, entry: WireEntry, news?: { id: number; json: string }): void {
+    this.post(
+      news === undefined ? { type: 'entry', gen, entry } : { type: 'entry', gen, entry, news },
+    );
   }
 
   /** Post a change now (with any counters still pending for the request). */

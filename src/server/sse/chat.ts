@@ -124,6 +124,11 @@ const WHERE = 'sse.chat()';
  */
 export function chat(text: string | string[], options?: ChatStreamOptions): MockServerResponse {
   const o = builderOptions(options, OWN_KEYS, WHERE);
+  return sseResponse(chatEvents(text, o), o, WHERE);
+}
+
+/** @internal The events of {@link chat}, its own options checked (the response fields are not its business): the playbook engine encodes them itself. */
+export function chatEvents(text: string | string[], o: Partial<ChatStreamOptions>): SseEvent[] {
   const texts = deltas(text, WHERE);
   const reasoning = deltasOption(o.reasoning, WHERE, 'reasoning');
   const reasoningField = stringOption(
@@ -226,5 +231,5 @@ export function chat(text: string | string[], options?: ChatStreamOptions): Mock
     if (includeUsage) events.push({ data: { ...head, choices: [], usage } });
     events.push({ data: '[DONE]' });
   }
-  return sseResponse(events, o, WHERE);
+  return events;
 }

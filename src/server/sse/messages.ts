@@ -120,6 +120,14 @@ export function messages(
   options?: MessagesStreamOptions,
 ): MockServerResponse {
   const o = builderOptions(options, OWN_KEYS, WHERE);
+  return sseResponse(messagesEvents(text, o), o, WHERE);
+}
+
+/** @internal The events of {@link messages}, its own options checked (the response fields are not its business): the playbook engine encodes them itself. */
+export function messagesEvents(
+  text: string | string[],
+  o: Partial<MessagesStreamOptions>,
+): SseEvent[] {
   const blocks: Block[] = [];
   if (o.thinking !== undefined) {
     const t: Record<string, unknown> =
@@ -208,7 +216,7 @@ export function messages(
         message: stringOption(error.message, WHERE, 'error.message', 'Overloaded'),
       },
     });
-    return sseResponse(events, o, WHERE);
+    return events;
   }
   const stopReason = stringOption(
     o.stopReason,
@@ -224,5 +232,5 @@ export function messages(
     usage: { output_tokens: outputTokens },
   });
   emit('message_stop');
-  return sseResponse(events, o, WHERE);
+  return events;
 }

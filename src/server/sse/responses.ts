@@ -123,6 +123,14 @@ export function responses(
   options?: ResponsesStreamOptions,
 ): MockServerResponse {
   const o = builderOptions(options, OWN_KEYS, WHERE);
+  return sseResponse(responsesEvents(text, o), o, WHERE);
+}
+
+/** @internal The events of {@link responses}, its own options checked (the response fields are not its business): the playbook engine encodes them itself. */
+export function responsesEvents(
+  text: string | string[],
+  o: Partial<ResponsesStreamOptions>,
+): SseEvent[] {
   const texts = deltas(text, WHERE);
   if (o.reasoning !== undefined && o.reasoningText !== undefined) {
     throw new InvalidOptionError(
@@ -212,7 +220,7 @@ export function responses(
     emit('response.failed', { response: response('failed', done, null, err) });
   }
   if (!broken) emit('response.completed', { response: response('completed', done, usage) });
-  return sseResponse(events, o, WHERE);
+  return events;
 }
 
 /** The fields of a `response` object that stay the same from `response.created` to the end. */

@@ -1,14 +1,14 @@
-import { chat } from '../../sse/chat.js';
+import { chatEvents } from '../../sse/chat.js';
 import {
   SHIMKIT_CREATED,
   SHIMKIT_INPUT_TOKENS,
   SHIMKIT_MODEL,
   SYSTEM_FINGERPRINT,
 } from '../../sse/ids.js';
-import { messages } from '../../sse/messages.js';
-import { responseObject, responses, responsesUsage } from '../../sse/responses.js';
+import { messagesEvents } from '../../sse/messages.js';
+import { responseObject, responsesEvents, responsesUsage } from '../../sse/responses.js';
 import { finishedItem, type OutputItem } from '../../sse/responses-items.js';
-import type { MockServerResponse } from '../../types.js';
+import type { MockServerResponse, SseEvent, WireHttpResponse } from '../../types.js';
 import type { ModelFormat } from './conversation.js';
 import { codePointPieces, wordPieces } from './pieces.js';
 
@@ -67,6 +67,58 @@ export function modelReply(
   answer: ModelAnswer,
   request: ModelRequestFacts,
 ): MockServerResponse {
+  return replyBody(format, stream, answer, request);
+}
+
+/**
+ * {@link modelReply} as the serving thread writes it, encoded here without
+ * the checks a scripted response gets (every value is the engine's own: its
+ * JSON has no raw line breaks, and `JSON.stringify` escapes lone
+ * surrogates): the same bytes as `toWireResponse(modelReply(…))`, for a
+ * fraction of the work on the hot path of every model request.
+ */
+export function modelWire(
+  format: ModelFormat,
+  stream: boolean,
+  answer: ModelAnswer,
+  request: ModelRequestFacts,
+): WireHttpResponse {
+  const body = replyBody(format, stream, answer, request);
+  const sse = 'sse' in body;
+  const pieces = sse ? body.sse.map(eventBytes) : [utf8.encode(JSON.stringify(body.json))];
+  return {
+    status: 200,
+    headers: sse ? SSE_HEADERS.map(([n, v]) => [n, v]) : [['content-type', 'application/json']],
+    kind: sse ? 'sse' : 'body',
+    pieces,
+    gaps: pieces.map(() => 0),
+    delayMs: 0,
+    cut: undefined,
+    resetBeforeHeaders: false,
+    times: 1,
+    optional: false,
+  };
+}
+
+const utf8 = new TextEncoder();
+const SSE_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['content-type', 'text/event-stream; charset=utf-8'],
+  ['cache-control', 'no-cache'],
+];
+
+/** One of the engine's events on the wire: `event:`, then its data's one line. */
+function eventBytes(event: SseEvent): Uint8Array {
+  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+  const head = event.event === undefined ? '' : `event: ${event.event}\n`;
+  return utf8.encode(`${head}data: ${data}\n\n`);
+}
+
+function replyBody(
+  format: ModelFormat,
+  stream: boolean,
+  answer: ModelAnswer,
+  request: ModelRequestFacts,
+): { sse: SseEvent[] } | { json: object } {
   const model = request.model ?? SHIMKIT_MODEL;
   const texts = answer.text === undefined ? [] : wordPieces(answer.text, TEXT_DELTAS);
   const calls = answer.calls.map((call, i) => ({
@@ -84,7 +136,7 @@ export function modelReply(
       if (stream) {
         const toolCalls = calls.map((c) => ({ name: c.name, id: c.id, arguments: c.pieces }));
         const includeUsage = request.includeUsage === true;
-        return chat(texts, { id, model, toolCalls, includeUsage });
+        return { sse: chatEvents(texts, { id, model, toolCalls, includeUsage }) };
       }
       return { json: chatCompletion(id, model, answer.text, calls, outputTokens) };
     }
@@ -97,7 +149,9 @@ export function modelReply(
         id: `fc_shimkit_${key}_${i + 1}`,
         arguments: c.pieces,
       }));
-      if (stream) return responses(texts, { id: head.id, model, messageId, functionCalls });
+      if (stream) {
+        return { sse: responsesEvents(texts, { id: head.id, model, messageId, functionCalls }) };
+      }
       const items: OutputItem[] = [];
       if (answer.text !== undefined) {
         items.push({ kind: 'message', id: messageId, pieces: [answer.text] });
@@ -118,7 +172,7 @@ export function modelReply(
       const id = `msg_shimkit_${key}`;
       if (stream) {
         const toolUse = calls.map((c) => ({ name: c.name, id: c.id, input: c.pieces }));
-        return messages(texts, { id, model, toolUse });
+        return { sse: messagesEvents(texts, { id, model, toolUse }) };
       }
       return { json: anthropicMessage(id, model, answer.text, calls, outputTokens) };
     }

@@ -7,7 +7,6 @@ import type {
   WirePlaybook,
 } from '../../playbook/wire.js';
 import type { AskKind } from '../../protocol.js';
-import { toWireResponse } from '../../response.js';
 import type { WireHttpResponse } from '../../types.js';
 import type { AskOutcome } from '../ask.js';
 import { waitedFor } from '../ask.js';
@@ -19,7 +18,7 @@ import {
   readConversation,
   type ToolResultIn,
 } from '../model/conversation.js';
-import { type ModelAnswer, modelReply, toolCallId } from '../model/reply.js';
+import { type ModelAnswer, modelWire, toolCallId } from '../model/reply.js';
 import {
   endedWithCalls,
   exhaustedText,
@@ -27,7 +26,6 @@ import {
   refusedText,
   resultsMismatch,
   type SentCall,
-  stepText,
 } from './texts.js';
 
 /** What the model answers to one request, once the test's functions gave what they give. */
@@ -63,6 +61,8 @@ export type Take =
       conversation: Conversation;
       /** The `.then()`s to run first, each with its call's result. */
       thens: Array<{ fns: number[]; record: ToolResultRecord; call: SentCall }>;
+      /** Its calls were recorded when it was taken (their params are data). */
+      recorded: boolean;
     }
   /** The same request again (an SDK's retry): the answer it got, again; nothing taken. */
   | { kind: 'retry'; of: number; format: ModelFormat; conversation: Conversation }
@@ -91,7 +91,10 @@ export class PlaybookFailure extends Error {}
  */
 export class WorkerPlaybook {
   readonly wire: WirePlaybook;
-  readonly #post: (news: PlaybookNews) => void;
+  /** Posts a batch of news (the entry of the request that took a step carries that step's). */
+  readonly #send: (news: PlaybookNews[]) => void;
+  /** News not sent yet. */
+  #outbox: PlaybookNews[] = [];
   #next = 0;
   #sent: SentCall[] = [];
   #last: { step: number; turn: number; describe: string } | undefined;
@@ -100,10 +103,28 @@ export class WorkerPlaybook {
   /** Why it answers no more (a function of the test failed). */
   #broken: string | undefined;
   #chain: Promise<unknown> = Promise.resolve();
+  /** Answers waiting for the test's thread (or behind one that does). */
+  #waiting = 0;
+  /**
+   * The next step's answer, made while the agent works on the last one:
+   * for the same request facts (format, stream, model, usage) and data
+   * params, its bytes are ready when its request comes.
+   */
+  #ready: { step: number; facts: string; wire: WireHttpResponse } | undefined;
 
-  constructor(wire: WirePlaybook, post: (news: PlaybookNews) => void) {
+  constructor(wire: WirePlaybook, send: (news: PlaybookNews[]) => void) {
     this.wire = wire;
-    this.#post = post;
+    this.#send = send;
+  }
+
+  /**
+   * The news taken so far, for the entry of the request that took it (one
+   * message for both). Call right after `take()`.
+   */
+  news(): PlaybookNews[] {
+    const news = this.#outbox;
+    this.#outbox = [];
+    return news;
   }
 
   /** Whether every action was taken. */
@@ -227,7 +248,31 @@ export class WorkerPlaybook {
       turn: action.turn,
       thens: call.thens,
     }));
-    return { kind: 'answer', action, format, conversation: read, thens };
+    // Calls whose params are data are news now, with the entry; late-bound ones once made.
+    const recorded = (action.calls ?? []).every((c) => c.params === undefined);
+    if (action.kind === 'calls' && recorded) this.#postCalls(action, format, seq, sentOf(action));
+    return { kind: 'answer', action, format, conversation: read, thens, recorded };
+  }
+
+  /**
+   * The answer to a taken request, at once when nothing needs the test's
+   * thread (no `.then()` to run first, params given as data, no earlier
+   * answer still waiting for that thread): the hot path of a data-only
+   * playbook, as short as a scripted response's. Undefined when it must
+   * wait: then `answer()`.
+   */
+  answerNow(
+    take: Extract<Take, { kind: 'answer' }>,
+    seq: number,
+    body: Buffer,
+    exchange: AnswerExchange,
+  ): WireHttpResponse | undefined {
+    const { action } = take;
+    if (this.#waiting > 0 || take.thens.length > 0) return undefined;
+    if ((action.calls ?? []).some((c) => c.params !== undefined)) return undefined;
+    const answered = this.#made(take, seq, sentOf(action));
+    this.#lastTaken = { seq, body, answered: Promise.resolve(answered), exchanges: [exchange] };
+    return this.#wire(take, answered);
   }
 
   /**
@@ -254,20 +299,50 @@ export class WorkerPlaybook {
       last.exchanges.push(exchange);
       answered = last.answered;
     } else {
-      answered = this.#chain.then(() => this.#answer(take, ask, seq, label));
+      this.#waiting++;
+      answered = this.#chain
+        .then(() => this.#answer(take, ask, seq, label))
+        .finally(() => this.#waiting--);
       this.#chain = answered.catch(() => {});
       this.#lastTaken = { seq, body, answered, exchanges: [exchange] };
     }
-    const { action, answer } = await answered;
+    return this.#wire(take, await answered);
+  }
+
+  /** The bytes of an answer for this request (made ahead when they could be), and the next step's made ahead. */
+  #wire(take: Extract<Take, { kind: 'answer' | 'retry' }>, answered: Answered): WireHttpResponse {
+    const { action, answer } = answered;
     const { format, conversation } = take;
-    const reply = modelReply(format, conversation.stream, answer, {
-      model: conversation.model,
-      includeUsage: conversation.includeUsage,
-    });
-    return toWireResponse(
-      reply,
-      `the answer of ${stepText(action)} of playbook '${this.wire.name}'`,
-    );
+    const request = { model: conversation.model, includeUsage: conversation.includeUsage };
+    const facts = `${format}\0${conversation.stream}\0${request.includeUsage}\0${request.model ?? ''}`;
+    const ready = this.#ready;
+    this.#ready = undefined;
+    const wire =
+      ready !== undefined && ready.step === action.step && ready.facts === facts
+        ? ready.wire
+        : modelWire(format, conversation.stream, answer, request);
+    if (take.kind === 'answer') {
+      setImmediate(() => this.#prepare(action.step + 1, facts, take));
+    }
+    return wire;
+  }
+
+  /** Make step `step`'s answer ahead, for requests like `like`, when its params are data. */
+  #prepare(step: number, facts: string, like: Extract<Take, { kind: 'answer' }>): void {
+    const action = this.wire.actions[step - 1];
+    if (action === undefined || (action.calls ?? []).some((c) => c.params !== undefined)) return;
+    const key = this.#key(action);
+    const answer: ModelAnswer =
+      action.kind === 'says'
+        ? { key, text: action.text ?? '', calls: [] }
+        : { key, calls: sentOf(action) };
+    const { conversation } = like;
+    const request = { model: conversation.model, includeUsage: conversation.includeUsage };
+    this.#ready = {
+      step,
+      facts,
+      wire: modelWire(like.format, conversation.stream, answer, request),
+    };
   }
 
   async #answer(
@@ -276,41 +351,40 @@ export class WorkerPlaybook {
     seq: number,
     label: string,
   ): Promise<Answered> {
-    const { action, format } = take;
+    const { action } = take;
     for (const { fns, record, call } of take.thens) {
       for (const fn of fns) {
         const what = `the .then() of calls(${JSON.stringify(call.toolName)}) at step ${call.step} of playbook '${this.wire.name}'`;
         await this.#ask(ask, 'then', fn, what, label, record);
       }
     }
-    const key = this.#key(action);
-    const sent: Array<{ name: string; arguments: string }> = [];
-    for (const call of action.calls ?? []) {
-      let args = call.arguments;
-      if (call.params !== undefined) {
-        const what = `the params function of calls(${JSON.stringify(call.tool)}) at step ${action.step} of playbook '${this.wire.name}'`;
-        const value = await this.#ask(ask, 'params', call.params, what, label);
-        args = JSON.stringify((value as { params: Record<string, unknown> }).params);
-      }
-      sent.push({ name: call.tool, arguments: args ?? '{}' });
-    }
-    let describe = action.describe;
-    if (action.kind === 'calls') {
-      const records: ToolCallRecord[] = sent.map((call, k) => ({
-        step: action.step,
-        turn: action.turn,
-        toolName: call.name,
-        toolCallId: toolCallId(format, key, k + 1),
-        params: JSON.parse(call.arguments) as Record<string, unknown>,
-        seq,
-      }));
-      describe = describeCalls(
-        sent.map((c) => ({ tool: c.name, params: c.arguments })),
-        sent.length > 1,
+    const sent = sentOf(action);
+    for (const [k, call] of (action.calls ?? []).entries()) {
+      if (call.params === undefined) continue;
+      const what = `the params function of calls(${JSON.stringify(call.tool)}) at step ${action.step} of playbook '${this.wire.name}'`;
+      const value = await this.#ask(ask, 'params', call.params, what, label);
+      (sent[k] as SentArgs).arguments = JSON.stringify(
+        (value as { params: Record<string, unknown> }).params,
       );
-      this.#post({ kind: 'calls', step: action.step, calls: records, describe });
     }
+    return this.#made(take, seq, sent);
+  }
+
+  /** The answer of a taken step once its calls' params are known: recorded, and sent news. */
+  #made(take: Extract<Take, { kind: 'answer' }>, seq: number, sent: SentArgs[]): Answered {
+    const { action, format } = take;
+    const key = this.#key(action);
+    // Params given as data are in the action's own description; late-bound ones are now known.
+    const describe =
+      action.kind === 'calls' && !take.recorded
+        ? describeCalls(
+            sent.map((c) => ({ tool: c.name, params: c.arguments })),
+            sent.length > 1,
+          )
+        : action.describe;
+    if (action.kind === 'calls' && !take.recorded) this.#postCalls(action, format, seq, sent);
     this.#last = { step: action.step, turn: action.turn, describe };
+    this.#flush();
     const answer: ModelAnswer =
       action.kind === 'says' ? { key, text: action.text ?? '', calls: [] } : { key, calls: sent };
     return { action, answer };
@@ -324,6 +398,7 @@ export class WorkerPlaybook {
     label: string,
     detail?: unknown,
   ): Promise<unknown> {
+    this.#flush(); // what the test's function may read (toolResults()) is there before it runs
     const outcome = await ask(kind, target, what, detail);
     if (outcome.kind === 'answer') return outcome.value;
     const text =
@@ -350,6 +425,40 @@ export class WorkerPlaybook {
   /** A function failed, or a request found it exhausted: the text is news for assertDone(). */
   failed(text: string, seq: number): void {
     this.#post({ kind: 'failure', text, seq });
+    this.#flush();
+  }
+
+  /** The calls of `action` as sent: a record each, and the description with their params. */
+  #postCalls(action: WireAction, format: ModelFormat, seq: number, sent: SentArgs[]): void {
+    const key = this.#key(action);
+    const data = (action.calls ?? []).every((c) => c.params === undefined);
+    const calls: ToolCallRecord[] = sent.map((call, k) => ({
+      step: action.step,
+      turn: action.turn,
+      toolName: call.name,
+      toolCallId: toolCallId(format, key, k + 1),
+      params: JSON.parse(call.arguments) as Record<string, unknown>,
+      seq,
+    }));
+    const describe = data
+      ? action.describe
+      : describeCalls(
+          sent.map((c) => ({ tool: c.name, params: c.arguments })),
+          sent.length > 1,
+        );
+    this.#post({ kind: 'calls', step: action.step, calls, describe });
+  }
+
+  #post(news: PlaybookNews): void {
+    this.#outbox.push(news);
+  }
+
+  /** Send what is waiting, in one message. */
+  #flush(): void {
+    if (this.#outbox.length === 0) return;
+    const news = this.#outbox;
+    this.#outbox = [];
+    this.#send(news);
   }
 
   /**
@@ -394,4 +503,18 @@ function deeperThan(value: unknown, limit: number): boolean {
     }
   }
   return false;
+}
+
+/** A call as the answer sends it: its tool, and its arguments' JSON text. */
+interface SentArgs {
+  name: string;
+  arguments: string;
+}
+
+/** The calls of `action` with the params given as data; late-bound ones `{}` until made. */
+function sentOf(action: WireAction): SentArgs[] {
+  return (action.calls ?? []).map((call) => ({
+    name: call.tool,
+    arguments: call.arguments ?? '{}',
+  }));
 }
