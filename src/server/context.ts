@@ -1,3 +1,4 @@
+import { DisposedError } from '../internal/errors.js';
 import type { Mirror } from './mirror.js';
 import type { ServerSettings } from './options.js';
 import type { ControlMessage } from './protocol.js';
@@ -21,4 +22,20 @@ export interface ServerContext {
   post(message: ControlMessage): void;
   /** A response checked for this server (`toWireResponse`, and no reset — `rst`, `resetBeforeHeaders` — on a Unix socket). */
   checkResponse(value: unknown, where: string): WireHttpResponse;
+}
+
+/**
+ * Why a wait on `what` (of script generation `gen`) cannot begin: the
+ * server was disposed, or `reset()` ended that generation (`byReset` says
+ * what became of it). Undefined when it can wait.
+ */
+export function goneError(
+  ctx: ServerContext,
+  gen: number,
+  what: string,
+  byReset: string,
+): DisposedError | undefined {
+  if (ctx.disposed) return new DisposedError(`${ctx.name}: ${what}`);
+  if (gen !== ctx.mirror.gen) return new DisposedError(`${ctx.name}: ${what}`, byReset);
+  return undefined;
 }

@@ -1,6 +1,6 @@
-import { DisposedError, UnusedResponsesError, WaitTimeoutError } from '../internal/errors.js';
+import { UnusedResponsesError, WaitTimeoutError } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
-import type { ServerContext } from './context.js';
+import { goneError, type ServerContext } from './context.js';
 import { formatRequest } from './logged.js';
 import { type ExpectState, timesText, wanted } from './mirror.js';
 import type { LoggedRequest } from './types.js';
@@ -54,14 +54,13 @@ export class Expectation {
     const timeoutMs = waitTimeout(options, where, DEFAULT_WAIT_MS);
     this.#ctx.sync(false);
     const state = this.#state;
-    if (this.#ctx.disposed || state.gen !== this.#ctx.mirror.gen) {
-      return Promise.reject(
-        new DisposedError(
-          `${this.#ctx.name}: expectation '${this.name}'`,
-          this.#ctx.disposed ? undefined : 'was removed by reset().',
-        ),
-      );
-    }
+    const gone = goneError(
+      this.#ctx,
+      state.gen,
+      `expectation '${this.name}'`,
+      'was removed by reset().',
+    );
+    if (gone) return Promise.reject(gone);
     return this.#ctx.waits
       .until({
         what: `${where} waited (used ${state.used} of ${timesText(state.times)})`,

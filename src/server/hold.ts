@@ -1,6 +1,6 @@
-import { DisposedError, InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
-import type { ServerContext } from './context.js';
+import { goneError, type ServerContext } from './context.js';
 import type { HoldState } from './mirror.js';
 import type { LoggedRequest, MockServerResponse } from './types.js';
 import { waitTimeout } from './waits.js';
@@ -134,14 +134,8 @@ export class HeldRequest {
     const timeoutMs = waitTimeout(options, where, DEFAULT_WAIT_MS);
     this.#ctx.sync(false);
     const state = this.#state;
-    if (this.#ctx.disposed || state.gen !== this.#ctx.mirror.gen) {
-      return Promise.reject(
-        new DisposedError(
-          `${this.#ctx.name}: ${this.#label}`,
-          this.#ctx.disposed ? undefined : 'was ended by reset().',
-        ),
-      );
-    }
+    const gone = goneError(this.#ctx, state.gen, this.#label, 'was ended by reset().');
+    if (gone) return Promise.reject(gone);
     return this.#ctx.waits.until({
       what: `${where} waited`,
       gen: state.gen,

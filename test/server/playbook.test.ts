@@ -3,10 +3,9 @@
 // runs in its own process against the server, configured by nothing but
 // api.env(), and runs its tools for real in a temp cwd. Cases that need many
 // agents run side by side: each agent is a Node start plus an SDK.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
   any,
@@ -19,33 +18,18 @@ import {
   when,
 } from '../../src/index.js';
 import { testDir } from '../helpers/index.js';
+import { type AgentOut, runAgent } from '../helpers/playbook.js';
 import { server, slowWork } from '../helpers/server.js';
 
 const AGENT = join(import.meta.dirname, '../fixtures/tool-agent.mjs');
-const run = promisify(execFile);
 
 type Api = 'chat' | 'responses' | 'messages';
 type Mode = 'stream' | 'json' | 'helper';
 const APIS: Api[] = ['chat', 'responses', 'messages'];
 const MODES: Mode[] = ['stream', 'json', 'helper'];
 
-interface AgentOut {
-  turns: Array<{
-    prompt: string;
-    text: string | null;
-    toolCalls: Array<{
-      name: string;
-      id: string;
-      params: unknown;
-      result: string;
-      isError: boolean;
-    }>;
-  }>;
-  error: { status: number | null; message: string } | null;
-}
-
 /** Run the agent to its end in `cwd`; its JSON line (also when it failed). */
-async function agent(
+function agent(
   api: MockServer,
   format: Api,
   mode: Mode,
@@ -53,16 +37,8 @@ async function agent(
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<AgentOut> {
   const flags = mode === 'json' ? [] : [`--${mode}`];
-  const args = [AGENT, '--api', format, ...flags, ...prompts];
   const env = { ...api.env(), ...options.env };
-  try {
-    const { stdout } = await run(process.execPath, args, { env, cwd: options.cwd ?? testDir() });
-    return JSON.parse(stdout) as AgentOut;
-  } catch (error) {
-    const stdout = (error as { stdout?: string }).stdout ?? '';
-    if (stdout === '') throw error;
-    return JSON.parse(stdout) as AgentOut;
-  }
+  return runAgent(['--api', format, ...flags, ...prompts], { env, cwd: options.cwd ?? testDir() });
 }
 
 /** The diagnostic in an SDK's error message: the Anthropic SDK puts the whole JSON body there. */

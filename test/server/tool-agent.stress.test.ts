@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type LoggedRequest, type MockServerResponse, reply, sse } from '../../src/index.js';
 import { runCommand, testDir } from '../helpers/index.js';
+import type { AgentOut } from '../helpers/playbook.js';
 import { server } from '../helpers/server.js';
 
 const AGENT = join(import.meta.dirname, '../fixtures/tool-agent.mjs');
@@ -29,21 +30,6 @@ interface Call {
 
 /** One scripted model answer: tool calls (in one message), or text that ends the turn. */
 type Answer = { calls: Call[] } | { says: string[] };
-
-interface AgentOut {
-  turns: Array<{
-    prompt: string;
-    text: string | null;
-    toolCalls: Array<{
-      name: string;
-      id: string;
-      params: unknown;
-      result: string;
-      isError: boolean;
-    }>;
-  }>;
-  error: { status: number | null; message: string } | null;
-}
 
 /** A wire format: how the server answers, and the history items the agent must send. */
 interface Format {

@@ -1,6 +1,6 @@
-import { DisposedError, WaitTimeoutError } from '../../internal/errors.js';
+import { WaitTimeoutError } from '../../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../../internal/limits.js';
-import type { ServerContext } from '../context.js';
+import { goneError, type ServerContext } from '../context.js';
 import { PlaybookError } from '../errors.js';
 import { formatRequest } from '../logged.js';
 import type { LoggedRequest } from '../types.js';
@@ -130,14 +130,13 @@ export class Playbook {
     const timeoutMs = waitTimeout(options, where, DEFAULT_WAIT_MS);
     this.#ctx.sync(false);
     const state = this.#state;
-    if (this.#ctx.disposed || state.gen !== this.#ctx.mirror.gen) {
-      return Promise.reject(
-        new DisposedError(
-          `${this.#ctx.name}: playbook '${this.name}'`,
-          this.#ctx.disposed ? undefined : 'was removed by reset().',
-        ),
-      );
-    }
+    const gone = goneError(
+      this.#ctx,
+      state.gen,
+      `playbook '${this.name}'`,
+      'was removed by reset().',
+    );
+    if (gone) return Promise.reject(gone);
     return this.#ctx.waits
       .until({
         what: `${where} waited (consumed ${state.consumed} of ${state.steps.length})`,
