@@ -59,36 +59,56 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
-/** Sequential answers: per-round p50 ratio, mock ÷ bare (the first tenth of each run is warm-up). */
+/**
+ * Sequential answers: per-round p50 ratios, mock ÷ bare and mockttp ÷ bare (the
+ * first tenth of each run is warm-up); the three kinds run in a rotating order.
+ */
 async function sequential(scenario, count, rounds) {
-  const p50 = { bare: [], mock: [] };
-  const ratios = [];
+  const kinds = ['bare', 'mock', 'mockttp'];
+  const p50 = { bare: [], mock: [], mockttp: [] };
+  const ratios = { mock: [], mockttp: [] };
   for (let r = 0; r < rounds; r++) {
     const got = {};
-    for (const kind of r % 2 === 0 ? ['bare', 'mock'] : ['mock', 'bare']) {
+    for (let k = 0; k < kinds.length; k++) {
+      const kind = kinds[(r + k) % kinds.length];
       const { ms } = await once(kind, scenario, count);
       got[kind] = median(ms.slice(Math.floor(count / 10)));
       p50[kind].push(got[kind]);
     }
-    ratios.push(got.mock / got.bare);
+    ratios.mock.push(got.mock / got.bare);
+    ratios.mockttp.push(got.mockttp / got.bare);
   }
   return {
     mockP50Ms: round(median(p50.mock), 4),
     bareP50Ms: round(median(p50.bare), 4),
-    ratio: round(median(ratios)),
+    mockttpP50Ms: round(median(p50.mockttp), 4),
+    ratio: round(median(ratios.mock)),
+    mockttpRatio: round(median(ratios.mockttp)),
   };
 }
 
 export async function serverJson({ rounds = 5, count = 2000 } = {}) {
   const s = await sequential('json', count, rounds);
-  const out = { mockP50Ms: s.mockP50Ms, bareP50Ms: s.bareP50Ms, p50RatioToBare: s.ratio };
+  const out = {
+    mockP50Ms: s.mockP50Ms,
+    bareP50Ms: s.bareP50Ms,
+    p50RatioToBare: s.ratio,
+    mockttpP50Ms: s.mockttpP50Ms,
+    mockttpP50RatioToBare: s.mockttpRatio,
+  };
   process.stderr.write(`  json: ${JSON.stringify(out)}\n`);
   return out;
 }
 
 export async function serverSse({ rounds = 5, count = 500 } = {}) {
   const s = await sequential('sse', count, rounds);
-  const out = { mockStreamMs: s.mockP50Ms, bareStreamMs: s.bareP50Ms, ratioToBare: s.ratio };
+  const out = {
+    mockStreamMs: s.mockP50Ms,
+    bareStreamMs: s.bareP50Ms,
+    ratioToBare: s.ratio,
+    mockttpStreamMs: s.mockttpP50Ms,
+    mockttpRatioToBare: s.mockttpRatio,
+  };
   process.stderr.write(`  sse: ${JSON.stringify(out)}\n`);
   return out;
 }

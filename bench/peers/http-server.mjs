@@ -1,5 +1,6 @@
-// Benchmark server: `node http-server.mjs <bare|mock> <scenario> <count>`; prints its URL,
-// then serves until stdin ends. Both kinds answer the same bytes:
+// Benchmark server: `node http-server.mjs <bare|mock|mockttp> <scenario> <count>`; prints its
+// URL, then serves until stdin ends. Every kind answers the same bytes (mockttp, the peer a
+// user would otherwise pick, only json and sse: its rules answer with the whole SSE body at once):
 //   json:  GET /json → a 1 KiB JSON body, <count> times
 //   sse:   POST /v1/chat/completions → a 20-event chat stream (no gaps), <count> times
 //   gap:   POST /v1/chat/completions → the same 20 events, 50 ms between them
@@ -85,7 +86,32 @@ async function mock() {
   };
 }
 
-const stop = kind === 'bare' ? await bare() : await mock();
+async function mockttp() {
+  const { getLocal } = await import('mockttp');
+  const server = getLocal();
+  await server.start();
+  if (scenario === 'json') {
+    const body = JSON.stringify(JSON_BODY);
+    await server
+      .forGet('/json')
+      .always()
+      .thenReply(200, body, { 'content-type': 'application/json' });
+  } else if (scenario === 'sse') {
+    const body = Buffer.concat(streamFor(scenario).sse.map(encode));
+    await server
+      .forPost('/v1/chat/completions')
+      .always()
+      .thenReply(200, body, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+      });
+  } else throw new Error(`bench: mockttp has no ${scenario} scenario`);
+  console.log(server.url.replace('localhost', '127.0.0.1'));
+  return () => server.stop();
+}
+
+const kinds = { bare, mock, mockttp };
+const stop = await kinds[kind]();
 process.stdin.on('end', async () => {
   await stop();
   process.exit(0);
