@@ -70,6 +70,7 @@ async function start(settings: ServerSettings): Promise<MockServer> {
     else if (event.type === 'recorded') recording?.add(event.n, event.interaction);
     else mirror.apply(event);
   });
+  mirror.sync = () => link.sync();
   link.onFailure = () => ready({ type: 'failed', error: link.failure as ServerWorkerError });
   const release = link.ref();
   const outcome = await listening.finally(release);

@@ -1,12 +1,9 @@
 import { join } from 'node:path';
-import {
-  MessageChannel,
-  type MessagePort,
-  receiveMessageOnPort,
-  Worker,
-} from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { JournalReader, journalFlags } from '../internal/journal.js';
 import { packageFile } from '../internal/package-files.js';
 import { ServerWorkerError } from './errors.js';
+import { eventOf } from './event-record.js';
 import type { ControlMessage, ServerEvent, WorkerSettings } from './protocol.js';
 
 /** How long dispose() waits for the worker to end by itself before terminating it. */
@@ -15,21 +12,26 @@ const EXIT_GRACE_MS = 2000;
 /**
  * The test thread's end of the server's worker (design §4 "Link"): the
  * worker (`dist/server-worker.cjs`, started with `execArgv: []`, so a
- * runner's loaders are not inherited), a control port to it and an events
- * port from it. Events arrive by the port's 'message' listener and are also
- * drained synchronously (`drain()`, with `receiveMessageOnPort`) by every
- * call that reads state. Worker and events port are unref'd, so a
- * forgotten server never keeps the test runner alive, and ref'd while
- * something of the server is awaited (`ref()`). A worker that fails or
- * exits unasked is kept as `failure`, never thrown from a callback.
+ * runner's loaders are not inherited), a control port to it, and the
+ * journal of its events (src/internal/journal.ts) with the port its bells
+ * come on. Every call that reads state reads the journal synchronously
+ * (`drain()`); a bell reads it too, and rings for events this thread acts
+ * on by itself (asks), and for any event while something of the server is
+ * awaited (`ref()`) — otherwise the worker's events wake nothing here.
+ * Worker and events port are unref'd, so a forgotten server never keeps the
+ * test runner alive, and ref'd while something is awaited. A worker that
+ * fails or exits unasked is kept as `failure`, never thrown from a callback.
  */
 export class ServerLink {
   readonly #worker: Worker;
   readonly #control: MessagePort;
   readonly #events: MessagePort;
+  readonly #journal: JournalReader;
   readonly #onEvent: (event: ServerEvent) => void;
   readonly #exited: Promise<void>;
   #refs = 0;
+  /** Events being applied now (a wait's check, run by one, may read an entry). */
+  #applying = 0;
   #stopping = false;
   failure: ServerWorkerError | undefined;
   /** Called once when the worker fails (after `failure` is set). */
@@ -41,16 +43,24 @@ export class ServerLink {
     const events = new MessageChannel();
     this.#control = control.port1;
     this.#events = events.port2;
+    const flags = journalFlags();
+    this.#journal = new JournalReader(this.#events, flags, (text, bytes) => {
+      this.#applying++;
+      try {
+        this.#onEvent(eventOf(text, bytes));
+      } finally {
+        this.#applying--;
+      }
+    });
     this.#worker = new Worker(packageFile(join('dist', 'server-worker.cjs')), {
       name: 'shimkit mock server',
-      workerData: { settings, control: control.port2, events: events.port1 },
+      workerData: { settings, control: control.port2, events: events.port1, journal: flags },
       transferList: [control.port2, events.port1],
       execArgv: [],
       // The worker never prints (its output would wait for this thread's loop,
       // which may be blocked). Not `stdout: true`: those streams keep an
       // internal port ref'd, and a forgotten server would keep Node alive.
     });
-    this.#events.on('message', (event: ServerEvent) => this.#onEvent(event));
     // A message this thread cannot take apart is lost: the log is no longer exact, so say so.
     this.#events.on('messageerror', (error) =>
       this.#fail(
@@ -93,11 +103,12 @@ export class ServerLink {
 
   /** Apply every event the worker posted so far, now. */
   drain(): void {
-    for (;;) {
-      const received = receiveMessageOnPort(this.#events);
-      if (!received) return;
-      this.#onEvent(received.message as ServerEvent);
-    }
+    this.#journal.read();
+  }
+
+  /** drain(), unless events are being applied already (then the entry read is as of that event). */
+  sync(): void {
+    if (this.#applying === 0) this.#journal.read();
   }
 
   /** Keep Node alive until the returned function is called (idempotent); holds nest. */
@@ -128,7 +139,7 @@ export class ServerLink {
       clearTimeout(timer);
       this.drain();
       this.#control.close();
-      this.#events.close();
+      this.#journal.close();
       release();
     }
   }
@@ -147,5 +158,6 @@ export class ServerLink {
       this.#worker.unref();
       this.#events.unref();
     }
+    this.#journal.watch(ref);
   }
 }

@@ -1,4 +1,4 @@
-import { loggedRequest } from './logged.js';
+import { type LiveRequest, liveRequest } from './logged.js';
 import type { PlaybookState } from './playbook/state.js';
 import { applyNews } from './playbook/state.js';
 import type { PlaybookNews } from './playbook/wire.js';
@@ -67,11 +67,13 @@ export class Mirror {
   gen = 1;
   /** In seq order. */
   readonly entries: LoggedRequest[] = [];
-  readonly #bySeq = new Map<number, { request: LoggedRequest; meta: Meta }>();
+  readonly #bySeq = new Map<number, { live: LiveRequest; meta: Meta }>();
   readonly expectations = new Map<number, ExpectState>();
   fifo: FifoState[] = [];
   readonly holds = new Map<number, HoldState>();
   readonly playbooks = new Map<number, PlaybookState>();
+  /** What a read of an entry's `response` or `error` does first: read the worker's journal. */
+  sync: () => void = () => {};
   /** Called after every event applied (the waits check their condition). */
   onChange: () => void = () => {};
   /** A question of the worker for the test's thread. */
@@ -84,10 +86,11 @@ export class Mirror {
     switch (event.type) {
       case 'entry': {
         const { entry } = event;
-        const request = loggedRequest(entry);
+        const live = liveRequest(entry, () => this.sync());
+        const request = live.request;
         this.#insert(request);
         this.#bySeq.set(entry.seq, {
-          request,
+          live,
           meta: { claim: entry.claim, unmatched: entry.unmatched },
         });
         const claim = entry.claim;
@@ -109,15 +112,13 @@ export class Mirror {
       case 'update': {
         const known = this.#bySeq.get(event.seq);
         if (!known) break;
-        const { error, ...response } = event.patch;
-        if ('error' in event.patch) known.request.error = error;
-        Object.assign(known.request.response, response);
+        known.live.patch(event.patch);
         break;
       }
       case 'held': {
         const hold = this.holds.get(event.id);
         if (!hold) break;
-        hold.request ??= this.#bySeq.get(event.seq)?.request;
+        hold.request ??= this.#bySeq.get(event.seq)?.live.request;
         if (hold.stage !== 'blocked') hold.stage = event.stage;
         if (event.fixed !== undefined) hold.fixed = event.fixed;
         break;

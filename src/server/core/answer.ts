@@ -95,7 +95,9 @@ export function answer(
   const entry = entryOf(parts, intake, seq, claim, claimedBy, error);
   entry.unmatched = result.kind === 'unmatched';
   entry.hold = hold?.id;
-  parts.log.entry(gen, entry, news);
+  // A playbook's news goes with its entry at once; any other claimed entry waits for its first change.
+  if (news === undefined) parts.log.claimed(gen, entry);
+  else parts.log.entry(gen, entry, news);
   if (hold) {
     // Known now unless a function answers: whether a replacement could follow the hold point.
     const fixed = hold.afterEvents !== undefined && wire ? fixedBody(req.method, wire) : undefined;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
+import type { JournalWriter } from '../../internal/journal.js';
 import type { ControlMessage, WorkerSettings } from '../protocol.js';
 import { answer } from './answer.js';
 import { Asker } from './ask.js';
@@ -35,10 +36,10 @@ export class ServerCore {
   #server: Server | undefined;
   #disposed = false;
 
-  constructor(settings: WorkerSettings, control: MessagePort, events: MessagePort) {
+  constructor(settings: WorkerSettings, control: MessagePort, journal: JournalWriter) {
     this.#settings = settings;
     this.#control = control;
-    this.#log = new EntryLog(events);
+    this.#log = new EntryLog(journal);
     this.#asker = new Asker(this.#log, settings.timeoutMs);
     this.#claims = new Claims(this.#script, this.#asker, () => this.#drain());
     this.#parts = {
@@ -175,12 +176,13 @@ export class ServerCore {
     );
   }
 
-  /** Run `fn`; whatever it throws ends only that request. */
+  /** Run `fn`; whatever it throws ends only that request (its entry, if any, written first). */
   #guard(res: ServerResponse | undefined, fn: () => void): void {
     try {
       fn();
     } catch {
       try {
+        this.#log.flush();
         res?.destroy();
       } catch {
         // nothing more to do for this request

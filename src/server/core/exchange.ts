@@ -45,6 +45,8 @@ export class Exchange {
   readonly #sent = { bytes: 0, events: 0 };
   readonly #disposed: () => boolean;
   #error: string | undefined;
+  /** The status and headers set but not written yet: they go with the next patch. */
+  #head: EntryPatch | undefined;
   #ended = false;
   /** Every byte of the answer was written (or, for a cut, every byte before it). */
   #delivered = false;
@@ -95,8 +97,21 @@ export class Exchange {
 
   /** Post a change of this request's entry now. */
   patch(patch: EntryPatch): void {
-    if ('error' in patch) this.#error = patch.error;
-    this.log.patch(this.gen, this.seq, patch);
+    const head = this.#head;
+    this.#head = undefined;
+    const change = head === undefined ? patch : { ...head, ...patch };
+    if ('error' in change) this.#error = change.error;
+    this.log.patch(this.gen, this.seq, change);
+  }
+
+  /**
+   * The status line and headers are set (`res.writeHead()`), to be written
+   * with the body in one `end()`: their patch goes with the next one — the
+   * end, posted before that write.
+   */
+  headed(head: EntryPatch): void {
+    if ('error' in head) this.#error = head.error;
+    this.#head = head;
   }
 
   /** The counters moved (posted at the end of the turn). */

@@ -46,9 +46,9 @@ export function targetOf(req: IncomingMessage): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw.replace(/^[^:]+:\/\/[^/?]*/, '') : raw;
 }
 
-/** The body's declared length, if the request has a valid one. */
-export function declaredLength(req: IncomingMessage): number | undefined {
-  const value = req.headers['content-length'];
+/** The body's declared length, if the request has a valid one (from `view` when it is made already). */
+export function declaredLength(req: IncomingMessage, view?: RequestView): number | undefined {
+  const value = view ? view.headers['content-length'] : req.headers['content-length'];
   if (value === undefined || !/^\d+$/.test(value)) return undefined;
   return Number(value);
 }
@@ -66,7 +66,7 @@ export function readRequest(
 ): void {
   const receivedAt = Date.now();
   const view = viewOf(req);
-  const declared = declaredLength(req);
+  const declared = declaredLength(req, view);
   if (declared !== undefined && declared > limit) {
     req.resume();
     done({ view, receivedAt, bodyBytes: declared, tooLarge: true });

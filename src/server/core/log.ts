@@ -1,25 +1,38 @@
-import type { MessagePort } from 'node:worker_threads';
+import type { JournalWriter } from '../../internal/journal.js';
+import { eventRecord, isUrgent } from '../event-record.js';
 import type { EntryPatch, ServerEvent, WireEntry } from '../protocol.js';
 
 /**
  * The worker's half of the request log: entries and their changes go to the
- * test's thread as events, each posted before the byte it describes (design
- * §4 "log before bytes"). Progress counters of a response still streaming
- * are coalesced to one message per request per worker turn; any other
- * change of that request takes the pending counters with it, so the test's
- * thread never sees them go back.
+ * test's thread as events in the shared journal, each one readable there
+ * before the byte it describes is written (design §4 "log before bytes").
+ * Only events the test's thread acts on by itself (asks, listening, …), or
+ * any while it waits for one, wake it. Progress counters of a response
+ * still streaming are coalesced to one event per request per worker turn;
+ * any other change of that request takes the pending counters with it, so
+ * the test's thread never sees them go back.
+ *
+ * The entry of a claimed request (`claimed()`) waits for the first change
+ * of it, which is merged in — its status, its end or cut: what comes before
+ * any byte of its answer —, for any other event of the log, or for the end
+ * of the turn, whichever comes first: an answer written at once is then one
+ * event (and its `endedAt` another), not four.
  */
 export class EntryLog {
-  readonly #port: MessagePort;
+  readonly #journal: JournalWriter;
   readonly #pending = new Map<string, { gen: number; seq: number; patch: EntryPatch }>();
   #scheduled = false;
+  /** The claimed entry not written yet. */
+  #held: { gen: number; entry: WireEntry } | undefined;
+  readonly #writeHeld = () => this.#release();
 
-  constructor(port: MessagePort) {
-    this.#port = port;
+  constructor(journal: JournalWriter) {
+    this.#journal = journal;
   }
 
   post(event: ServerEvent): void {
-    this.#port.postMessage(event);
+    this.#release();
+    this.#write(event);
   }
 
   /** A request's entry; a playbook's news about it travels in the same message. */
@@ -29,12 +42,30 @@ export class EntryLog {
     );
   }
 
+  /**
+   * The entry of a claimed request: written with its first change (merged
+   * into `entry`, which the log then owns), before any other event, or at
+   * the end of this turn.
+   */
+  claimed(gen: number, entry: WireEntry): void {
+    this.#release();
+    this.#held = { gen, entry };
+    queueMicrotask(this.#writeHeld);
+  }
+
   /** Post a change now (with any counters still pending for the request). */
   patch(gen: number, seq: number, patch: EntryPatch): void {
     const key = `${gen}:${seq}`;
     const pending = this.#pending.get(key);
     if (pending) this.#pending.delete(key);
-    this.post({ type: 'update', gen, seq, patch: { ...pending?.patch, ...patch } });
+    const change = pending ? { ...pending.patch, ...patch } : patch;
+    const held = this.#held;
+    if (held !== undefined && held.gen === gen && held.entry.seq === seq) {
+      this.#held = undefined;
+      this.#write({ type: 'entry', gen, entry: Object.assign(held.entry, change) });
+      return;
+    }
+    this.post({ type: 'update', gen, seq, patch: change });
   }
 
   /** Counters moved: posted at the end of this turn, merged with other moves in it. */
@@ -53,11 +84,24 @@ export class EntryLog {
     }
   }
 
-  /** Post every pending counter. */
+  /** Post every pending counter (and a claimed entry not written yet). */
   flush(): void {
+    this.#release();
     this.#scheduled = false;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const { gen, seq, patch } of pending) this.post({ type: 'update', gen, seq, patch });
+  }
+
+  #release(): void {
+    const held = this.#held;
+    if (held === undefined) return;
+    this.#held = undefined;
+    this.#write({ type: 'entry', gen: held.gen, entry: held.entry });
+  }
+
+  #write(event: ServerEvent): void {
+    const { text, bytes } = eventRecord(event);
+    this.#journal.append(text, bytes, isUrgent(event));
   }
 }

@@ -52,8 +52,8 @@ export function entryOf(
     path: view.path,
     query: view.query,
     headers: view.headers,
-    // A copy of its own: a view on a bigger buffer would be cloned whole.
-    body: new Uint8Array(view.body.subarray(0, parts.settings.logBodyBytes)),
+    // The journal copies what it keeps (only this view's bytes).
+    body: view.body.subarray(0, parts.settings.logBodyBytes),
     bodyBytes: intake.bodyBytes,
     receivedAt: intake.receivedAt,
     claimedBy,

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
+import type { EntryPatch } from '../protocol.js';
 import type { WireHttpResponse } from '../types.js';
 import { cutNow, resetNow } from './cut.js';
 import type { Exchange } from './exchange.js';
@@ -18,9 +19,11 @@ const BODY_SLICE = 64 * 1024;
  * in its turn; then `delayMs`, `resetBeforeHeaders`, the status and
  * headers (flushed for a chunked body, and before a cut or a hold, so a cut
  * after 0 events or bytes comes right after them), then the body by kind.
- * The status is posted to the log before the status line is written. A
- * response that has no body on the wire (to HEAD, a 204 or a 304) writes
- * none and counts none.
+ * The status is posted to the log before the status line is written: at
+ * once when it is flushed, else with the end of a body written in one
+ * `end()` (status line, headers and body in one write, as a plain
+ * `node:http` server writes them). A response that has no body on the wire
+ * (to HEAD, a 204 or a 304) writes none and counts none.
  */
 export async function serve(x: Exchange, first: WireHttpResponse, error?: string): Promise<void> {
   if (x.closed) return;
@@ -103,15 +106,19 @@ export function headersOf(response: WireHttpResponse, head = false): OutgoingHtt
 
 function writeHead(x: Exchange, response: WireHttpResponse, error: string | undefined): void {
   const headers = headersOf(response, x.req.method === 'HEAD');
-  x.patch(
+  const head: EntryPatch =
     error === undefined
       ? { status: response.status, startedAt: Date.now() }
-      : { status: response.status, startedAt: Date.now(), error },
-  );
+      : { status: response.status, startedAt: Date.now(), error };
   if (/\bclose\b/i.test(String(headers.connection ?? ''))) x.endsConnection();
   x.res.writeHead(response.status, headers);
-  if (response.kind !== 'body' || x.hold?.afterEvents !== undefined || response.cut)
-    x.res.flushHeaders();
+  if (response.kind === 'body' && x.hold?.afterEvents === undefined && !response.cut) {
+    // Nothing is written before the body's one end(), and its end is posted before that.
+    x.headed(head);
+    return;
+  }
+  x.patch(head);
+  x.res.flushHeaders();
 }
 
 /**

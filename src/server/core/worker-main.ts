@@ -1,14 +1,17 @@
 // The mock server's worker thread (bundled as dist/server-worker.cjs): the
-// test's thread starts it with the settings and two ports, control (test →
-// worker) and events (worker → test). See docs/design/mock-server.md §4.
+// test's thread starts it with the settings, two ports, control (test →
+// worker) and events (worker → test: the journal's bells and segments), and
+// the journal's shared flags. See docs/design/mock-server.md §4.
 import { type MessagePort, workerData } from 'node:worker_threads';
+import { JournalWriter } from '../../internal/journal.js';
 import type { WorkerSettings } from '../protocol.js';
 import { ServerCore } from './core.js';
 
-const { settings, control, events } = workerData as {
+const { settings, control, events, journal } = workerData as {
   settings: WorkerSettings;
   control: MessagePort;
   events: MessagePort;
+  journal: SharedArrayBuffer;
 };
 
-void new ServerCore(settings, control, events).start();
+void new ServerCore(settings, control, new JournalWriter(events, journal)).start();
