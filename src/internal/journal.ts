@@ -11,9 +11,9 @@ import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
  *
  * The reader's thread is woken — a bell, one small message on a
  * MessagePort — only while it watches (`watch(true)`: something is
- * awaited), for a record marked urgent, and for a new segment (so an
- * unwatched reader still reads, and drops, each full segment). Bells are
- * coalesced: one rings until the reader has read.
+ * awaited) and for a record marked urgent; bells are coalesced: one rings
+ * until the reader has read. A new segment is handed over on the same port
+ * (taken, not read, when it arrives: unread records stay bytes).
  *
  * Why not a message per record: on a loaded 2-core machine the wake-up a
  * `postMessage` causes took 20–40 µs of the writer's time and a core from
@@ -123,9 +123,11 @@ export class JournalReader {
     this.#port = port;
     this.#flags = new Int32Array(flags);
     this.#onRecord = onRecord;
+    // A segment is only taken: reading it now would cost this thread a burst
+    // of work in the middle of a run, and hold the records as objects, not bytes.
     port.on('message', (message: JournalMessage) => {
-      this.#take(message);
-      this.read();
+      if (message === 0) this.read();
+      else this.#take(message);
     });
   }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { EntryPatch } from '../protocol.js';
 import type { WorkerHold } from './holds.js';
-import type { EntryLog } from './log.js';
+import { applyPatch, type EntryLog } from './log.js';
 
 /**
  * One claimed request being answered: its socket, its counters, and the
@@ -99,7 +99,7 @@ export class Exchange {
   patch(patch: EntryPatch): void {
     const head = this.#head;
     this.#head = undefined;
-    const change = head === undefined ? patch : { ...head, ...patch };
+    const change = head === undefined ? patch : applyPatch(head, patch);
     if ('error' in change) this.#error = change.error;
     this.log.patch(this.gen, this.seq, change);
   }

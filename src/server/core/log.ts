@@ -58,11 +58,11 @@ export class EntryLog {
     const key = `${gen}:${seq}`;
     const pending = this.#pending.get(key);
     if (pending) this.#pending.delete(key);
-    const change = pending ? { ...pending.patch, ...patch } : patch;
+    const change = pending ? applyPatch(pending.patch, patch) : patch;
     const held = this.#held;
     if (held !== undefined && held.gen === gen && held.entry.seq === seq) {
       this.#held = undefined;
-      this.#write({ type: 'entry', gen, entry: Object.assign(held.entry, change) });
+      this.#write({ type: 'entry', gen, entry: applyPatch(held.entry, change) });
       return;
     }
     this.post({ type: 'update', gen, seq, patch: change });
@@ -104,4 +104,20 @@ export class EntryLog {
     const { text, bytes } = eventRecord(event);
     this.#journal.append(text, bytes, isUrgent(event));
   }
+}
+
+/**
+ * Copy the fields `patch` has into `target`, one by one (a spread or
+ * `Object.assign()` over objects of many shapes takes the slow path, and
+ * this runs for every request).
+ */
+export function applyPatch<T extends EntryPatch>(target: T, patch: EntryPatch): T {
+  if (patch.status !== undefined) target.status = patch.status;
+  if (patch.bytesSent !== undefined) target.bytesSent = patch.bytesSent;
+  if (patch.events !== undefined) target.events = patch.events;
+  if (patch.endedBy !== undefined) target.endedBy = patch.endedBy;
+  if (patch.error !== undefined) target.error = patch.error;
+  if (patch.startedAt !== undefined) target.startedAt = patch.startedAt;
+  if (patch.endedAt !== undefined) target.endedAt = patch.endedAt;
+  return target;
 }
