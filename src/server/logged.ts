@@ -18,6 +18,65 @@ export function loggedRequest(entry: WireEntry): LoggedRequest {
   return liveRequest(entry, undefined).request;
 }
 
+/** The state behind one live entry's accessors (a non-enumerable symbol-keyed slot). */
+interface LiveState {
+  /** `response`'s fields and `error`. */
+  fields: Record<string, unknown>;
+  sync: (() => void) | undefined;
+  body: Buffer;
+  parsed: { value: unknown } | undefined;
+}
+
+const STATE = Symbol('shimkit live entry');
+
+/** A field of `response` (or `request.error`): read after `sync`. */
+function fieldDescriptor(key: string): PropertyDescriptor {
+  return {
+    enumerable: true,
+    configurable: true,
+    get(this: { [STATE]: LiveState }) {
+      const state = this[STATE];
+      state.sync?.();
+      return state.fields[key];
+    },
+    set(this: { [STATE]: LiveState }, value: unknown) {
+      this[STATE].fields[key] = value;
+    },
+  };
+}
+
+/** One set of accessors for every entry: defining them makes no functions per entry. */
+const RESPONSE_FIELDS: PropertyDescriptorMap = {
+  status: fieldDescriptor('status'),
+  bytesSent: fieldDescriptor('bytesSent'),
+  events: fieldDescriptor('events'),
+  endedBy: fieldDescriptor('endedBy'),
+};
+const LATER_FIELDS: Record<string, PropertyDescriptor> = {
+  startedAt: fieldDescriptor('startedAt'),
+  endedAt: fieldDescriptor('endedAt'),
+};
+const REQUEST_FIELDS: PropertyDescriptorMap = {
+  error: fieldDescriptor('error'),
+  json: {
+    enumerable: true,
+    get(this: { [STATE]: LiveState }) {
+      const state = this[STATE];
+      if (!state.parsed) {
+        const { body } = state;
+        try {
+          state.parsed = {
+            value: body.length === 0 ? undefined : JSON.parse(body.toString('utf8')),
+          };
+        } catch {
+          state.parsed = { value: undefined };
+        }
+      }
+      return state.parsed.value;
+    },
+  },
+};
+
 /**
  * A log entry whose `response` and `error` change as the worker's updates
  * come: each read of them calls `sync` first (the mirror's read of the
@@ -26,18 +85,27 @@ export function loggedRequest(entry: WireEntry): LoggedRequest {
  * (decision 009 "As built"). They are enumerable accessors of the objects
  * themselves, so the objects compare, spread and print as plain data; a key
  * the entry does not have yet (`startedAt`, `endedAt`) appears when it is set.
+ * Without `sync` the fields never change (a snapshot).
  */
 export function liveRequest(entry: WireEntry, sync: (() => void) | undefined): LiveRequest {
   const body = Buffer.from(entry.body.buffer, entry.body.byteOffset, entry.body.byteLength);
-  /** The fields that change: `response`'s and `error`. */
-  const state: Record<string, unknown> = {
+  const fields: Record<string, unknown> = {
     status: entry.status,
     bytesSent: entry.bytesSent,
     events: entry.events,
     endedBy: entry.endedBy,
     error: entry.error,
   };
+  const state: LiveState = { fields, sync, body, parsed: undefined };
   const response = {} as LoggedResponse;
+  Object.defineProperty(response, STATE, { value: state });
+  Object.defineProperties(response, RESPONSE_FIELDS);
+  for (const key of ['startedAt', 'endedAt'] as const) {
+    const value = entry[key];
+    if (value === undefined) continue;
+    fields[key] = value;
+    Object.defineProperty(response, key, LATER_FIELDS[key] as PropertyDescriptor);
+  }
   const request = {
     seq: entry.seq,
     method: entry.method,
@@ -51,48 +119,15 @@ export function liveRequest(entry: WireEntry, sync: (() => void) | undefined): L
     error: entry.error,
     response,
   } as LoggedRequest;
-  const field = (target: object, key: string) => {
-    if (sync === undefined) {
-      Object.defineProperty(target, key, { value: state[key], enumerable: true, writable: true });
-      return;
-    }
-    Object.defineProperty(target, key, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        sync();
-        return state[key];
-      },
-      set(value) {
-        state[key] = value;
-      },
-    });
-  };
-  for (const key of ['status', 'bytesSent', 'events', 'endedBy'] as const) field(response, key);
-  if (entry.startedAt !== undefined) state.startedAt = entry.startedAt;
-  if (entry.endedAt !== undefined) state.endedAt = entry.endedAt;
-  if (state.startedAt !== undefined) field(response, 'startedAt');
-  if (state.endedAt !== undefined) field(response, 'endedAt');
-  field(request, 'error');
-  let parsed: { value: unknown } | undefined;
-  Object.defineProperty(request, 'json', {
-    enumerable: true,
-    get() {
-      if (!parsed) {
-        try {
-          parsed = { value: body.length === 0 ? undefined : JSON.parse(body.toString('utf8')) };
-        } catch {
-          parsed = { value: undefined };
-        }
-      }
-      return parsed.value;
-    },
-  });
+  Object.defineProperty(request, STATE, { value: state });
+  Object.defineProperties(request, REQUEST_FIELDS);
   const patch = (update: EntryPatch) => {
     for (const [key, value] of Object.entries(update)) {
-      const had = key === 'error' || Object.hasOwn(response, key);
-      state[key] = value;
-      if (!had) field(response, key);
+      fields[key] = value;
+      const later = LATER_FIELDS[key];
+      if (later !== undefined && !Object.hasOwn(response, key)) {
+        Object.defineProperty(response, key, later);
+      }
     }
   };
   return { request, patch };
