@@ -9,7 +9,7 @@ import type { Intake } from './intake.js';
 import { type CoreParts, entryOf } from './parts.js';
 import { PlaybookFailure, type Take, type WorkerPlaybook } from './playbook/engine.js';
 import { replayNote } from './replay.js';
-import { fixedBody, serve } from './serve.js';
+import { fixedBody, serve, serveNow } from './serve.js';
 import { echoResponse, errorResponse, unmatchedText } from './unmatched.js';
 
 /** A response function to ask the test's thread for. */
@@ -123,6 +123,14 @@ export function answer(
     disposed: parts.disposed,
     error,
   });
+  if (play === undefined && handler === undefined) {
+    try {
+      if (serveNow(x, wire as WireHttpResponse, error)) return;
+    } catch (cause) {
+      parts.internal(x, cause);
+      return;
+    }
+  }
   const run = async () => {
     const now =
       play?.take.kind === 'answer'

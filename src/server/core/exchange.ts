@@ -53,7 +53,8 @@ export class Exchange {
   #finished = false;
   /** The answer's last byte was written with the rest (not cut, not aborted). */
   #whole = false;
-  readonly #wakers = new Set<() => void>();
+  /** Made on the first wait (most answers never wait). */
+  #wakers: Set<() => void> | undefined;
   readonly #unwatch: () => void;
 
   constructor(init: {
@@ -81,9 +82,10 @@ export class Exchange {
     this.label = init.label;
     this.#disposed = init.disposed ?? (() => false);
     this.#error = init.error;
-    this.res.on('error', () => {});
+    this.res.on('error', ignore);
     this.#unwatch = watch(this.socket, (hard) => this.#left(hard));
-    this.res.once('close', () => this.#onClose());
+    // 'close' comes once: a plain listener, without the wrapper once() makes.
+    this.res.on('close', () => this.#onClose());
   }
 
   get ended(): boolean {
@@ -250,13 +252,15 @@ export class Exchange {
     if (this.closed) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       let stop: () => void = () => {};
+      this.#wakers ??= new Set();
+      const wakers = this.#wakers;
       const wake = (value: boolean) => {
-        if (!this.#wakers.delete(onClose)) return;
+        if (!wakers.delete(onClose)) return;
         stop();
         resolve(value && !this.closed);
       };
       const onClose = () => wake(false);
-      this.#wakers.add(onClose);
+      wakers.add(onClose);
       stop = start(wake);
     });
   }
@@ -299,9 +303,11 @@ export class Exchange {
       this.patch(patch);
     }
     this.finish();
-    for (const wake of [...this.#wakers]) wake();
+    if (this.#wakers) for (const wake of [...this.#wakers]) wake();
   }
 }
+
+function ignore(): void {}
 
 /** The response that ended each connection, by label, when one did. */
 const closers = new WeakMap<Socket, string>();

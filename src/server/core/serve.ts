@@ -48,6 +48,37 @@ export async function serve(x: Exchange, first: WireHttpResponse, error?: string
   return writeBody(x, response, bodyless);
 }
 
+/**
+ * Serve now, synchronously, a response that waits for nothing — a body of
+ * one write, without a hold, a delay, a reset or a cut, on a connection it
+ * has to itself: the common case — and say whether it did (else `serve()`
+ * it). No promise, no turn in between.
+ */
+export function serveNow(x: Exchange, response: WireHttpResponse, error?: string): boolean {
+  if (
+    x.closed ||
+    x.hold !== undefined ||
+    response.kind !== 'body' ||
+    response.delayMs > 0 ||
+    response.resetBeforeHeaders ||
+    response.cut !== undefined ||
+    !x.res.socket
+  ) {
+    return false;
+  }
+  const piece = response.pieces[0];
+  if (piece !== undefined && piece.length > BODY_SLICE) return false;
+  const bodyless = hasNoBody(x.req.method, response.status);
+  writeHead(x, response, error);
+  const body = bodyless || piece === undefined ? NO_BODY : piece;
+  x.bytesSent = body.length;
+  x.end('complete');
+  x.endWith(body);
+  return true;
+}
+
+const NO_BODY = new Uint8Array(0);
+
 /** What Node sends no body for: a HEAD request's answer, 204, 304. */
 function hasNoBody(method: string | undefined, status: number): boolean {
   return method === 'HEAD' || status === 204 || status === 304;
