@@ -98,13 +98,10 @@ async function mockttp() {
       .thenReply(200, body, { 'content-type': 'application/json' });
   } else if (scenario === 'sse') {
     const body = Buffer.concat(streamFor(scenario).sse.map(encode));
-    await server
-      .forPost('/v1/chat/completions')
-      .always()
-      .thenReply(200, body, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-      });
+    await server.forPost('/v1/chat/completions').always().thenReply(200, body, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+    });
   } else throw new Error(`bench: mockttp has no ${scenario} scenario`);
   console.log(server.url.replace('localhost', '127.0.0.1'));
   return () => server.stop();
