@@ -19,19 +19,39 @@ export const DEFAULT_SERVER_ENV: Readonly<Record<string, string>> = {
   ANTHROPIC_API_KEY: 'shimkit-test',
 };
 
+/**
+ * The defaults that are API keys. While a cassette records, the requests go
+ * on to the real API, which must get the caller's real key: `env()` then
+ * keeps the base's own non-empty value of these, and sets the placeholder
+ * only where the base has none.
+ */
+export const SERVER_KEY_VARS: readonly string[] = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'];
+
 const LOOPBACK = ['127.0.0.1', 'localhost'];
 
+/**
+ * `recording`: the server passes requests to a cassette's upstream (mode
+ * `record` or `record-missing`, `auto` without a file), so the API keys of
+ * `base` are kept (SERVER_KEY_VARS) unless the `env` option sets them.
+ */
 export function serverEnv(
   url: string,
   overrides: Readonly<Record<string, string | null>>,
   base: NodeJS.ProcessEnv = process.env,
+  recording = false,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
     if (value !== undefined) env[name] = value;
   }
   for (const [name, value] of Object.entries({ ...DEFAULT_SERVER_ENV, ...overrides })) {
-    if (value !== null) env[name] = value.replaceAll('{url}', url);
+    if (value === null) continue;
+    const keep =
+      recording &&
+      SERVER_KEY_VARS.includes(name) &&
+      !Object.hasOwn(overrides, name) &&
+      (base[name] ?? '') !== '';
+    if (!keep) env[name] = value.replaceAll('{url}', url);
   }
   for (const name of ['NO_PROXY', 'no_proxy']) {
     // Overridden: a string is the value as given; null leaves the base's value (or none) as it is.

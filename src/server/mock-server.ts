@@ -110,7 +110,12 @@ export class MockServer implements AsyncDisposable {
    * `OPENAI_BASE_URL=<url>/v1`, `ANTHROPIC_BASE_URL=<url>`, both API keys
    * `'shimkit-test'`, and `127.0.0.1,localhost` added to NO_PROXY and no_proxy;
    * the `env` option changes them (a string) or leaves one out (null: the
-   * base's own value, if any, stays).
+   * base's own value, if any, stays). While a cassette records (mode
+   * `record`, `record-missing`, or `auto` without a file), the requests go on
+   * to the real API: `OPENAI_API_KEY` and `ANTHROPIC_API_KEY` keep the base's
+   * own values then, and are `'shimkit-test'` only where the base has none
+   * (the cassette keeps them `[redacted]`). A replay always gets
+   * `'shimkit-test'`.
    *
    * Throws `UnsupportedHereError` for a server on a Unix socket (`listen: {
    * path }`): no SDK reaches a socket through a base URL (`http://localhost`
@@ -126,7 +131,9 @@ export class MockServer implements AsyncDisposable {
         `${this.#ctx.name}: env() gives base URLs, and this server listens on a Unix socket, which the SDKs cannot reach through OPENAI_BASE_URL or ANTHROPIC_BASE_URL (its url, http://localhost, would send them to port 80). Listen on TCP for env() (the default: createMockServer() or listen: { port: 0 }), or hand the socket to the client: curl --unix-socket ${this.socketPath} http://localhost/v1/models, or undici's new Agent({ connect: { socketPath } }).`,
       );
     }
-    return serverEnv(this.url, this.#settings.env, base);
+    const cassette = this.#settings.cassette;
+    const recording = cassette !== undefined && cassette.mode !== 'replay';
+    return serverEnv(this.url, this.#settings.env, base, recording);
   }
 
   /**

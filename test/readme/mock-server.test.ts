@@ -149,6 +149,7 @@ const cassette = join(mkdtempSync(join(tmpdir(), 'cassette-')), 'chat.json');
   await using recorder = await createMockServer({
     cassette: { path: cassette, mode: 'record', upstream: upstream.url },
   });
+  // While recording, env() keeps your OPENAI_API_KEY/ANTHROPIC_API_KEY (the upstream needs them).
   execFileSync('node', [...agent, 'hi'], { env: recorder.env() });
 } // the cassette is written when the recorder is disposed, keys redacted
 

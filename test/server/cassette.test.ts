@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   CASSETTE_MODE_VAR,
   createMockServer,
@@ -251,6 +252,76 @@ describe('cassettes: record and replay (HT-09)', () => {
     const other = new URLSearchParams({ ...query, key: 'another-key', token: 'another-token' });
     expect((await curl([`${play.url}/v1/things?${other}`])).stdout.toString()).toBe('{"ok":true}');
     expect(play.requests()[0]?.claimedBy).toBe('cassette:secrets.json#1');
+  });
+
+  it("HT-09 recording through env() keeps the caller's API keys, so the upstream gets the real key and the recorded answer is its 200, not a 401; the file has the key redacted; a replay's env() and a recorder's without a key set get 'shimkit-test'", async () => {
+    const path = join(testDir(), 'keys.json');
+    const realKey = 'sk-REAL-KEY-123';
+    const seen: string[] = [];
+    const upstream = createHttpServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      req.resume();
+      req.on('end', () => {
+        if (req.headers.authorization !== `Bearer ${realKey}`) {
+          res.writeHead(401, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: 'Incorrect API key provided' } }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const { data } of chat(['real ', 'answer']).sse ?? []) {
+          res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+        }
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => {
+      upstream.closeAllConnections();
+      upstream.close();
+    });
+    const { port } = upstream.address() as { port: number };
+    const upstreamUrl = `http://127.0.0.1:${port}`;
+
+    const rec = await server({ cassette: { path, mode: 'record', upstream: upstreamUrl } });
+    const base = { ...process.env, OPENAI_API_KEY: realKey, ANTHROPIC_API_KEY: 'sk-ant-REAL' };
+    const env = rec.env(base);
+    expect(env).toMatchObject({ OPENAI_API_KEY: realKey, ANTHROPIC_API_KEY: 'sk-ant-REAL' });
+    expect(env.OPENAI_BASE_URL).toBe(`${rec.url}/v1`);
+    expect(await openaiChat(env, 'hi')).toEqual({ text: 'real answer' });
+    expect(seen).toEqual([`Bearer ${realKey}`]);
+    // Without a key in the base, the placeholder (what the upstream refuses, as a real API would).
+    const { OPENAI_API_KEY: _, ANTHROPIC_API_KEY: __, ...keyless } = base;
+    expect(rec.env(keyless)).toMatchObject({
+      OPENAI_API_KEY: 'shimkit-test',
+      ANTHROPIC_API_KEY: 'shimkit-test',
+    });
+    expect(rec.env({ ...base, OPENAI_API_KEY: '' }).OPENAI_API_KEY).toBe('shimkit-test');
+    await rec.dispose();
+
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toContain(realKey);
+    const [interaction] = readCassette(path).interactions;
+    expect(interaction?.response.status).toBe(200);
+    expect(interaction?.request.headers.authorization).toBe('[redacted]');
+
+    // record-missing records too: it keeps the key; the `env` option still wins over it.
+    const missing = await server({
+      cassette: { path, mode: 'record-missing', upstream: upstreamUrl },
+      env: { ANTHROPIC_API_KEY: 'set-by-option' },
+    });
+    expect(missing.env(base)).toMatchObject({
+      OPENAI_API_KEY: realKey,
+      ANTHROPIC_API_KEY: 'set-by-option',
+    });
+
+    const play = await server({ cassette: { path, mode: 'replay' } });
+    const replayEnv = play.env(base);
+    expect(replayEnv).toMatchObject({
+      OPENAI_API_KEY: 'shimkit-test',
+      ANTHROPIC_API_KEY: 'shimkit-test',
+    });
+    expect(await openaiChat(replayEnv, 'hi')).toEqual({ text: 'real answer' });
+    expect(seen).toHaveLength(1);
   });
 
   it("HT-09 timing: the file keeps each event's arrival; timing 'recorded' replays the gaps (no event before its recorded offset, each about a 300 ms gap after the last), 'none' sends the events at once", async () => {
