@@ -6,7 +6,7 @@ import { InvalidOptionError } from './errors.js';
 /**
  * Reading and writing a cassette file (mock binaries and the mock server):
  * JSON, read with errors that name the file and how to get a good one, and
- * written atomically with the mode any file the test writes gets.
+ * written atomically, 0600.
  */
 
 /**
@@ -46,18 +46,14 @@ export function readCassetteJson(path: string, where: string): unknown {
 /**
  * Write `value` as the cassette's JSON (2-space indented), atomically: a
  * temp file with a random name, created exclusively (a planted link is
- * never followed), renamed into place. The cassette is the user's file,
- * meant to be committed: it gets the process's umask like any file the
- * test writes, not shimkit's 0600. Its dir is created if missing.
+ * never followed), renamed into place. It is 0600 whatever the umask, as
+ * every file shimkit writes (SEC-01): what a cassette holds came from the
+ * program under test, and redaction only catches what looks like a secret.
+ * A file that was there (of another mode) is replaced by the new one, so
+ * it is 0600 afterwards too. Git keeps only the executable bit, so the
+ * file commits as any other. Its dir is created if missing.
  */
 export function writeCassetteJson(path: string, value: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, 0o666 & ~umask());
-}
-
-/** The process's umask (read by setting it, and putting it back at once). */
-function umask(): number {
-  const mask = process.umask(0o022);
-  process.umask(mask);
-  return mask;
+  writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, 0o600);
 }

@@ -32,7 +32,18 @@ export type ServerCassetteMode = 'record' | 'replay' | 'auto' | 'record-missing'
  * `.` and case changes) is `sig`, `signature` or `hmac` — `X-Amz-Signature`,
  * `X-Goog-Signature`, `X-Amz-Credential`, `api_key`, `Access_Token`. They
  * are kept as `[redacted]` (a redacted query value matches any value on
- * replay). Bodies are kept as they are.
+ * replay). In a JSON request body, the value of every member, at any depth,
+ * whose name has a part (split as above) `key`, `apikey`, `token`,
+ * `accesstoken`, `refreshtoken`, `secret`, `clientsecret`, `password`,
+ * `passwd`, `passphrase`, `pass`, `pwd`, `auth`, `authorization`,
+ * `credential(s)` or `cookie` — `api_key`, `apiKey`, `access_token`,
+ * `client_secret`, `auth` — is `[redacted]` in `json` and in `bodyBase64`
+ * (which then holds the redacted JSON's bytes, not the ones sent); names
+ * that are not credentials stay (`max_tokens`, `author`, `signature`).
+ * On replay the request's JSON body is redacted the same way before it is
+ * compared, so the recorded request matches whatever key it carries.
+ * Other bodies are kept as they are. The file is written 0600, as every
+ * file shimkit writes.
  *
  * Requests passed upstream are logged with `claimedBy:
  * 'cassette:<file>#<n>'` (`<file>` the base name, `<n>` the number the
@@ -88,9 +99,9 @@ export interface RecordedRequest {
   query: Record<string, string>;
   /** Lower-case names, as forwarded; secret ones `[redacted]`. */
   headers: Record<string, string>;
-  /** The body's bytes (base64). */
+  /** The body's bytes (base64); a JSON body with a key in it: the redacted JSON's. */
   bodyBase64: string;
-  /** The body as JSON, when it is JSON: a replay compares it as a value, not as bytes. */
+  /** The body as JSON (key-like members `[redacted]`), when it is JSON: a replay compares it as a value, not as bytes. */
   json?: unknown;
 }
 

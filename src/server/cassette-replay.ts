@@ -4,6 +4,7 @@ import { isStrictBase64 } from '../internal/http-checks.js';
 import { MAX_TIMER_MS } from '../internal/limits.js';
 import type { CassetteInteraction, RecordedSseEvent } from './cassette-format.js';
 import type { WireRequestMatch } from './protocol.js';
+import { redactJson } from './redact.js';
 import { toWireResponse } from './response.js';
 import { checkHeaders } from './response-head.js';
 import type { WireHttpResponse } from './types.js';
@@ -80,7 +81,7 @@ function replayEntry(
       query: { ...(queryRecord as Record<string, string>) },
       body:
         'json' in request
-          ? { json: request.json }
+          ? { json: redactJson(request.json).value } // a file written before bodies were redacted
           : { bytes: new Uint8Array(Buffer.from(bodyBase64, 'base64')) },
     },
   };

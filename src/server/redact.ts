@@ -1,8 +1,8 @@
 import { REDACTED, SECRET_KEY_PATTERN } from '../internal/secrets.js';
 
 /**
- * What a cassette never writes (HT-09): credentials in headers and in the
- * query. The serving thread redacts a recorded interaction before it leaves
+ * What a cassette never writes (HT-09): credentials in headers, in the
+ * query and in a JSON request body. The serving thread redacts a recorded interaction before it leaves
  * that thread, so no secret reaches the test's thread's copy or the file.
  * Names are compared in any case; SECRET_KEY_PATTERN is the one that env
  * redaction uses (src/internal/secrets.ts), so the two never disagree.
@@ -75,4 +75,76 @@ export function redactQuery(query: Readonly<Record<string, string>>): Record<str
     out[name] = isSecretQuery(name) ? REDACTED : value;
   }
   return out;
+}
+
+/**
+ * Parts of a JSON body member's name (split as hasSecretPart splits) that
+ * make its value a credential: `api_key`, `apiKey`, `key`, `token`,
+ * `access_token`, `refreshToken`, `client_secret`, `password`, `auth`,
+ * `credentials`. Narrower than SECRET_KEY_PATTERN, because a body is data:
+ * `max_tokens`, `budget_tokens` and `author` are not credentials (plurals
+ * of `token` and `key` are counts or lists, and stay), and a thinking
+ * block's `signature` is content the API checks, not a key.
+ */
+const BODY_SECRET_PARTS = new Set([
+  'key',
+  'apikey',
+  'token',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'authtoken',
+  'secret',
+  'clientsecret',
+  'password',
+  'passwd',
+  'passphrase',
+  'pass',
+  'pwd',
+  'auth',
+  'authorization',
+  'credential',
+  'credentials',
+  'cookie',
+]);
+
+/** Whether a JSON request body's member of this name is kept as `[redacted]` (at any depth). */
+export function isSecretMember(name: string): boolean {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .some((part) => BODY_SECRET_PARTS.has(part));
+}
+
+/**
+ * A copy of a JSON value with the value of every key-like member
+ * (isSecretMember), at any depth and whatever it holds, `[redacted]`;
+ * `changed` says whether there was one. The value itself when there is none.
+ */
+export function redactJson(value: unknown): { value: unknown; changed: boolean } {
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((item) => {
+      const r = redactJson(item);
+      changed ||= r.changed;
+      return r.value;
+    });
+    return changed ? { value: out, changed } : { value, changed };
+  }
+  if (typeof value !== 'object' || value === null) return { value, changed: false };
+  let changed = false;
+  // fromEntries makes own members (a `__proto__` member too, as JSON.parse does).
+  const out = Object.fromEntries(
+    Object.entries(value).map(([name, member]) => {
+      if (isSecretMember(name)) {
+        changed = true;
+        return [name, REDACTED];
+      }
+      const r = redactJson(member);
+      changed ||= r.changed;
+      return [name, r.value];
+    }),
+  );
+  return changed ? { value: out, changed } : { value, changed };
 }

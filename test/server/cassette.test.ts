@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -322,6 +322,68 @@ describe('cassettes: record and replay (HT-09)', () => {
     });
     expect(await openaiChat(replayEnv, 'hi')).toEqual({ text: 'real answer' });
     expect(seen).toHaveLength(1);
+  });
+
+  it('HT-09 keys in a JSON request body (api_key, apiKey, token, access_token, password …, nested too) are [redacted] in the file, in json and in bodyBase64, and the file is 0600 (an existing one of another mode too); a replay redacts the request the same way, so the real key and another key both match, and other fields still count', async () => {
+    const path = join(testDir(), 'body-keys.json');
+    const upstream = await server();
+    upstream.enqueue({ json: { ok: 1 } });
+    upstream.enqueue({ json: { ok: 2 } });
+    const body = (key: string) => ({
+      model: 'gpt-test',
+      max_tokens: 16,
+      api_key: key,
+      nested: { apiKey: `${key}-N`, list: [{ access_token: `${key}-L`, kept: 'visible' }] },
+      auth: { user: 'u', password: `${key}-PW` },
+      token: `${key}-T`,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const rec = await server({ cassette: { path, mode: 'record', upstream: upstream.url } });
+    const sent = await curl(postJson(`${rec.url}/v1/things`, body('SECRET-BODY-KEY')));
+    expect(sent.stdout.toString()).toBe('{"ok":1}');
+    expect(upstream.requests()[0]?.json).toEqual(body('SECRET-BODY-KEY')); // the upstream got them
+    await rec.dispose();
+
+    const text = readFileSync(path, 'utf8');
+    for (const secret of text.match(/SECRET-[A-Z0-9-]+/g) ?? [])
+      expect.fail(`${secret} is in the cassette`);
+    const [interaction] = readCassette(path).interactions;
+    const redacted = {
+      model: 'gpt-test',
+      max_tokens: 16,
+      api_key: '[redacted]',
+      nested: { apiKey: '[redacted]', list: [{ access_token: '[redacted]', kept: 'visible' }] },
+      auth: '[redacted]',
+      token: '[redacted]',
+      messages: [{ role: 'user', content: 'hi' }],
+    };
+    expect(interaction?.request.json).toEqual(redacted);
+    const bytes = Buffer.from(interaction?.request.bodyBase64 ?? '', 'base64').toString('utf8');
+    expect(JSON.parse(bytes)).toEqual(redacted);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+
+    // The real key, and another one, both match the redacted recording; another prompt does not.
+    for (const key of ['SECRET-BODY-KEY', 'another-key']) {
+      const play = await server({ cassette: { path, mode: 'replay' } });
+      const out = await curl(postJson(`${play.url}/v1/things`, body(key)));
+      expect(out.stdout.toString(), key).toBe('{"ok":1}');
+      expect(play.requests()[0]?.claimedBy).toBe('cassette:body-keys.json#1');
+    }
+    const play = await server({ cassette: { path, mode: 'replay' } });
+    const other = { ...body('SECRET-BODY-KEY'), max_tokens: 17 };
+    const refused = await curl(postJson(`${play.url}/v1/things`, other));
+    expect(refused.stdout.toString()).toContain('body.max_tokens: recorded 16, got 17');
+
+    // record-missing rewrites a file that was 0644 as 0600.
+    chmodSync(path, 0o644);
+    const more = await server({
+      cassette: { path, mode: 'record-missing', upstream: upstream.url },
+    });
+    await curl(postJson(`${more.url}/v1/things`, { ...body('SECRET-BODY-KEY'), model: 'other' }));
+    await more.dispose();
+    expect(readCassette(path).interactions).toHaveLength(2);
+    expect(readFileSync(path, 'utf8')).not.toContain('SECRET-');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it("HT-09 timing: the file keeps each event's arrival; timing 'recorded' replays the gaps (no event before its recorded offset, each about a 300 ms gap after the last), 'none' sends the events at once", async () => {

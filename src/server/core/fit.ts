@@ -1,5 +1,6 @@
 import { argFits, describeArg } from '../../internal/matcher.js';
 import type { WireRequestMatch, WireValue } from '../protocol.js';
+import { redactJson } from '../redact.js';
 import { recordedMismatch } from './replay.js';
 
 /**
@@ -21,6 +22,8 @@ export interface RequestView {
   body: Buffer;
   /** The body parsed as JSON, once asked: `NOT_JSON` when it is not JSON. */
   parsed?: unknown;
+  /** That JSON with its key-like members `[redacted]`, once a replayed interaction asked. */
+  redacted?: { value: unknown };
 }
 
 export const NOT_JSON: unique symbol = Symbol('not JSON');
@@ -37,10 +40,12 @@ export function jsonOf(view: RequestView): unknown {
   return view.parsed;
 }
 
-/** The body's JSON value, or undefined when it is not JSON. */
-function jsonValue(view: RequestView): { value: unknown } | undefined {
+/** The body's JSON value as a cassette keeps it (key-like members `[redacted]`), or undefined when it is not JSON. */
+function redactedJsonValue(view: RequestView): { value: unknown } | undefined {
   const value = jsonOf(view);
-  return value === NOT_JSON ? undefined : { value };
+  if (value === NOT_JSON) return undefined;
+  view.redacted ??= { value: redactJson(value).value };
+  return view.redacted;
 }
 
 /** Whether the static parts of `match` fit. */
@@ -92,7 +97,9 @@ function parts(match: WireRequestMatch, view: RequestView): Array<string | undef
     );
   }
   if (match.recorded)
-    out.push(recordedMismatch(match.recorded, view.query, view.body, () => jsonValue(view)));
+    out.push(
+      recordedMismatch(match.recorded, view.query, view.body, () => redactedJsonValue(view)),
+    );
   return out;
 }
 

@@ -8,7 +8,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { CassetteInteraction, RecordedRequest, RecordedSseEvent } from '../cassette-format.js';
 import type { WireCassette } from '../protocol.js';
-import { redactHeaders, redactQuery } from '../redact.js';
+import { redactHeaders, redactJson, redactQuery } from '../redact.js';
 import { readSseEvent, SseSplitter } from '../sse/decode.js';
 import { cutNow } from './cut.js';
 import type { Exchange } from './exchange.js';
@@ -281,6 +281,13 @@ function recordedRequest(view: RequestView, headers: Headers): RecordedRequest {
     bodyBase64: view.body.toString('base64'),
   };
   const json = jsonOf(view);
-  if (json !== NOT_JSON) recorded.json = json;
+  if (json === NOT_JSON) return recorded;
+  // A key in the body (`api_key`, `token`, … at any depth) is redacted in both forms:
+  // the bytes become those of the redacted JSON (a replay compares the JSON value).
+  const redacted = redactJson(json);
+  recorded.json = redacted.value;
+  if (redacted.changed) {
+    recorded.bodyBase64 = Buffer.from(JSON.stringify(redacted.value)).toString('base64');
+  }
   return recorded;
 }

@@ -4,13 +4,18 @@ import type { WireCassette, WireRecordedMatch } from '../protocol.js';
  * The part of a replayed interaction's match beyond method and path (HT-09):
  * the query exactly as recorded — the same names, the same values, where a
  * `[redacted]` value takes any — and the body: the same JSON value when the
- * recording was JSON (key order and spacing do not matter), else the same
- * bytes. And the line the unmatched answer adds under a replayed cassette.
+ * recording was JSON (key order and spacing do not matter; both sides with
+ * their key-like members `[redacted]`, redact.ts, so any key matches), else
+ * the same bytes. And the line the unmatched answer adds under a replayed cassette.
  */
 
 const REDACTED = '[redacted]';
 
-/** Why the request's query or body is not the recorded one, or undefined when they are. */
+/**
+ * Why the request's query or body is not the recorded one, or undefined when
+ * they are. `json` gives the body's JSON value as a cassette keeps it (its
+ * key-like members `[redacted]`, as the recorded one's are).
+ */
 export function recordedMismatch(
   recorded: WireRecordedMatch,
   query: Readonly<Record<string, string>>,
