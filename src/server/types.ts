@@ -99,7 +99,14 @@ export interface RequestMatch {
   query?: Record<string, string | RegExp | AnyValue>;
   /** Headers (names in any case): each named one must be there and fit. */
   headers?: Record<string, string | RegExp | AnyValue>;
-  /** The JSON body contains this: objects by key, recursively; arrays element by element, same length. */
+  /**
+   * The JSON body contains this: objects by key, recursively; arrays element
+   * by element, same length. The body is decoded as UTF-8 first, each
+   * invalid sequence becoming U+FFFD (as `Buffer#toString()` does), so
+   * `'a\uFFFDb'` fits `a`, any bad byte, `b`, and bodies that differ only in
+   * bad bytes fit alike; to tell those apart, compare the bytes in a
+   * `predicate` (`r.body.equals(bytes)`).
+   */
   json?: unknown;
   /** Runs on the test's thread: a request it must decide waits for that thread (HT-04). */
   predicate?: (request: LoggedRequest) => boolean;
@@ -139,7 +146,7 @@ export interface LoggedRequest {
    * read when the limit was crossed (the rest is not read).
    */
   bodyBytes: number;
-  /** The body parsed as JSON, or undefined if it is not JSON. */
+  /** The body parsed as JSON (decoded as UTF-8, an invalid sequence as U+FFFD), or undefined if it is not JSON. */
   json: unknown;
   /** `Date.now()` when its headers were in. */
   receivedAt: number;

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,7 +8,7 @@ import {
   InvalidOptionError,
   UnusedResponsesError,
 } from '../../src/index.js';
-import { completion, spawnTracked } from '../helpers/index.js';
+import { completion, spawnTracked, testDir } from '../helpers/index.js';
 import { curl, postJson, server } from '../helpers/server.js';
 
 const LOAD = fileURLToPath(new URL('../fixtures/http-load.mjs', import.meta.url));
@@ -137,6 +139,40 @@ describe('claims: expectation, then FIFO, then unmatched (HT-03)', () => {
     expect(JSON.parse(notJson.stdout.toString()).error.message).toContain(
       'json: the body is not JSON (10 bytes)',
     );
+  });
+
+  it('HT-03 a JSON body with invalid UTF-8 is decoded first, each bad sequence becoming U+FFFD: json matches on the decoded text (two bodies that differ only in bad bytes match alike); the log keeps the bytes, and a predicate on them tells the bodies apart', async () => {
+    const dir = testDir();
+    const bodies = [
+      Buffer.concat([Buffer.from('{"content":"a'), Buffer.from([0xff]), Buffer.from('b"}')]),
+      Buffer.concat([Buffer.from('{"content":"a'), Buffer.from([0xc3]), Buffer.from('b"}')]),
+    ];
+    const files = bodies.map((bytes, i) => {
+      const file = join(dir, `body-${i}.json`);
+      writeFileSync(file, bytes);
+      return file;
+    });
+    const api = await server();
+    const first = bodies[0] as Buffer;
+    api.expect(
+      { json: { content: 'a\uFFFDb' }, predicate: (r) => r.body.equals(first) },
+      { text: 'the 0xff body' },
+    );
+    api.expect({ json: { content: 'a\uFFFDb' } }, { text: 'decoded' }, { times: 'always' });
+    const send = async (file: string) =>
+      (
+        await curl(['-X', 'POST', '--data-binary', `@${file}`, `${api.url}/v1/x`])
+      ).stdout.toString();
+    expect(await send(files[1] as string)).toBe('decoded');
+    expect(await send(files[0] as string)).toBe('the 0xff body');
+    expect(await send(files[0] as string)).toBe('decoded');
+    const log = api.requests();
+    expect(log.map((r) => r.json)).toEqual([
+      { content: 'a\uFFFDb' },
+      { content: 'a\uFFFDb' },
+      { content: 'a\uFFFDb' },
+    ]);
+    expect(log.map((r) => r.body)).toEqual([bodies[1], bodies[0], bodies[0]]);
   });
 
   it('HT-03 a predicate runs on the test thread with the logged request; false passes the request on', async () => {
