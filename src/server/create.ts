@@ -1,6 +1,7 @@
 import { lstatSync, type Stats, statSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import { callerFrame } from '../internal/caller.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
 import { sweepLeftovers } from '../internal/leftovers/sweep-leftovers.js';
@@ -30,24 +31,26 @@ type Ready =
  */
 export async function createMockServer(options?: MockServerOptions): Promise<MockServer> {
   const settings = resolveServerOptions(options);
+  // Where a strict server was made, for the warning if it is forgotten (forgotten.ts).
+  const createdAt = settings.strict ? callerFrame(createMockServer) : undefined;
   const listen = settings.listen;
-  if (listen.kind === 'tcp') return start(settings);
+  if (listen.kind === 'tcp') return start(settings, createdAt);
   assertSocketDir(listen.path);
   try {
-    return await start(settings);
+    return await start(settings, createdAt);
   } catch (error) {
     if (!(error instanceof MockServerListenError) || error.errno !== 'EADDRINUSE') throw error;
     const stale = await staleSocket(listen.path);
     if (stale === 'live') throw error;
     // A socket file nothing listens on: a leftover of a shimkit process that is gone is removed by the sweep.
     if (stale === 'refused' && sweepLeftovers().sockets.includes(resolve(listen.path))) {
-      return start(settings);
+      return start(settings, createdAt);
     }
     throw new MockServerListenError(staleAdvice(listen.path, stale), listen.path, 'EADDRINUSE');
   }
 }
 
-async function start(settings: ServerSettings): Promise<MockServer> {
+async function start(settings: ServerSettings, createdAt?: string): Promise<MockServer> {
   const unmatched = settings.unmatched;
   const workerSettings: WorkerSettings = {
     listen: settings.listen,
@@ -106,6 +109,7 @@ async function start(settings: ServerSettings): Promise<MockServer> {
     socketPath,
     onDispose,
     replay,
+    createdAt,
   });
 }
 

@@ -12,6 +12,7 @@ import type { ServerContext } from './context.js';
 import { checkEnvBase, serverEnv } from './env.js';
 import { ServerWorkerError } from './errors.js';
 import type { Expectation } from './expectation.js';
+import { warnIfForgottenAtExit } from './forgotten.js';
 import type { HeldRequest } from './hold.js';
 import type { ServerLink } from './link.js';
 import { formatRequest } from './logged.js';
@@ -21,7 +22,7 @@ import type { Turn } from './playbook/actions.js';
 import type { PlaybookJson } from './playbook/json.js';
 import type { Playbook } from './playbook/playbook.js';
 import type { ControlMessage } from './protocol.js';
-import { notDoneReport } from './report.js';
+import { notDone, notDoneReport } from './report.js';
 import { type ExpectOptions, type HoldOptions, type PlaybookOptions, Scripting } from './script.js';
 import { Settler } from './settle.js';
 import type { LoggedRequest, MockServerResponse, RequestMatch, ResponseHandler } from './types.js';
@@ -59,6 +60,8 @@ export class MockServer implements AsyncDisposable {
   readonly #replay: readonly ReplayEntry[];
   #disposing: Promise<void> | undefined;
   #failureThrown = false;
+  /** Stops the exit warning of a strict server never disposed (forgotten.ts). */
+  readonly #forgetExitWarning: () => void;
 
   /** @internal Made by `createMockServer()`, once the worker listens. */
   constructor(init: {
@@ -69,6 +72,8 @@ export class MockServer implements AsyncDisposable {
     socketPath: string | undefined;
     onDispose: () => void;
     replay?: readonly ReplayEntry[];
+    /** The stack frame that called createMockServer(), for the exit warning. */
+    createdAt?: string;
   }) {
     this.url = init.url;
     this.socketPath = init.socketPath;
@@ -103,6 +108,9 @@ export class MockServer implements AsyncDisposable {
       this.#waits.fail(() => new ServerWorkerError(failure.message, { cause: failure.cause }));
     };
     this.#scripting.replay(this.#replay);
+    this.#forgetExitWarning = init.settings.strict
+      ? warnIfForgottenAtExit(this.#ctx.name, init.createdAt, () => this.#reportAtExit())
+      : () => {};
   }
 
   /**
@@ -245,7 +253,9 @@ export class MockServer implements AsyncDisposable {
   assertDone(): void {
     this.#read();
     const report = notDoneReport(this.#ctx, this.#settings.strict);
-    if (report) throw new UnusedResponsesError(report);
+    if (!report) return;
+    this.#forgetExitWarning(); // the test has the report: no need to repeat it at exit
+    throw new UnusedResponsesError(report);
   }
 
   /**
@@ -292,6 +302,7 @@ export class MockServer implements AsyncDisposable {
   }
 
   async #dispose(): Promise<void> {
+    this.#forgetExitWarning();
     const failure = this.#link.failure;
     this.#waits.fail((what) => new DisposedError(this.#ctx.name, `was disposed while ${what}.`));
     if (!failure) this.#link.post({ type: 'dispose' });
@@ -300,6 +311,13 @@ export class MockServer implements AsyncDisposable {
     if (failure && !this.#failureThrown)
       throw new ServerWorkerError(failure.message, { cause: failure.cause });
     if (this.#settings.strict) this.assertDone();
+  }
+
+  /** At the process's exit, for a strict server never disposed: its report, or undefined when done. */
+  #reportAtExit(): { text: string; missing: number } | undefined {
+    if (this.#disposing !== undefined || this.#link.failure) return undefined;
+    this.#link.drain();
+    return notDone(this.#ctx, true);
   }
 
   #sync(scripting: boolean): void {

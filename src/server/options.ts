@@ -15,8 +15,15 @@ export interface MockServerOptions {
   /**
    * `dispose()` throws `UnusedResponsesError` when a response was not used
    * as often as scripted, or a request had no scripted response (as a
-   * strict mock binary does, MB-22). Needs `unmatched: 'fail'`.
+   * strict mock binary does, MB-22). Needs `unmatched: 'fail'`. A strict
+   * server never disposed that is not done when the process exits (its
+   * worker never keeps the process alive) prints a warning on stderr then:
+   * its url, where `createMockServer()` was called, how many scripted uses
+   * were never made, its report, and to `await using` it or call
+   * `assertDone()`. The test itself still passes: dispose it (`await
+   * using`, or the `mockServer` fixture of shimkit/vitest) to fail it.
    * @default false
+   * @example await using api = await createMockServer({ strict: true });
    */
   strict?: boolean;
   /**

@@ -15,6 +15,14 @@ import type { WireHttpResponse } from './types.js';
  *   mock server http://127.0.0.1:41234: 1 of 3 scripted uses made; never used: expectation 'plan' …; used too few times: fifo#1 … (1 of 2 times)
  */
 export function notDoneReport(ctx: ServerContext, strict: boolean): string | undefined {
+  return notDone(ctx, strict)?.text;
+}
+
+/** The report, and how many scripted uses it misses (`asked - made`). */
+export function notDone(
+  ctx: ServerContext,
+  strict: boolean,
+): { text: string; missing: number } | undefined {
   const { mirror } = ctx;
   const unused: string[] = [];
   const partly: string[] = [];
@@ -68,7 +76,7 @@ export function notDoneReport(ctx: ServerContext, strict: boolean): string | und
   lines.push(log.length === 0 ? '  (no requests)' : `  requests (${log.length}):`);
   for (const request of log.slice(0, 20)) lines.push(`    ${formatRequest(request)}`);
   if (log.length > 20) lines.push(`    … ${log.length - 20} more`);
-  return lines.join('\n');
+  return { text: lines.join('\n'), missing: asked - made };
 }
 
 /** `{status:429,json}`, `{sse:[12 events],cut:fin@3}`, `a function` — a response in a report. */

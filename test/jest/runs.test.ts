@@ -58,6 +58,19 @@ describe('under jest', () => {
     expect(r.stderr.toString()).toMatch(/Tests:\s+3 passed, 3 total/);
   });
 
+  it('HT-03 HT-06 a test that forgets a strict server passes, and at the exit of the process that ran it stderr names the server, where it was created and the call to add', async () => {
+    const run = jest('forgotten-server.test.cjs');
+    const r = await runCommand(process.execPath, run.args, { env: run.env });
+    const err = r.stderr.toString();
+    expect(r.code, err).toBe(0);
+    expect(err).toMatch(/Tests:\s+1 passed, 1 total/);
+    expect(err).toMatch(
+      /shimkit: warning: the strict mock server http:\/\/127\.0\.0\.1:\d+, created at .*forgotten-server\.test\.cjs:7:/,
+    );
+    expect(err).toContain('1 scripted use was never made');
+    expect(err).toContain('`api.assertDone()`');
+  });
+
   it('VT-04 SP-11 jest ended by SIGTERM leaves no temp dir or process', async () => {
     const run = jest('mock.test.cjs', { hang: true });
     const child = spawnTracked(process.execPath, run.args, { env: run.env });
