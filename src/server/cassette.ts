@@ -12,6 +12,7 @@ import { checkOptionKeys, optionError } from '../internal/options.js';
 import type { CassetteInteraction, ServerCassette, ServerCassetteMode } from './cassette-format.js';
 import { type ReplayEntry, replayEntries } from './cassette-replay.js';
 import type { WireCassette } from './protocol.js';
+import { redactJson } from './redact.js';
 
 /**
  * The mock server's cassette on the test's thread (HT-09, design §8): the
@@ -115,10 +116,21 @@ export class CassetteRecording {
     const cassette: ServerCassette = {
       version: 1,
       kind: 'http',
-      interactions: [...this.#settings.interactions, ...added],
+      // What the file had is written back redacted too (a file from before bodies were).
+      interactions: [...this.#settings.interactions.map(redactedInteraction), ...added],
     };
     writeCassetteJson(this.#settings.path, cassette);
   }
+}
+
+/** An interaction read from the file, its JSON request body redacted as recording does (core/record.ts). */
+function redactedInteraction(interaction: CassetteInteraction): CassetteInteraction {
+  const request = interaction.request;
+  if (request.json === undefined) return interaction;
+  const redacted = redactJson(request.json);
+  if (!redacted.changed) return interaction;
+  const bodyBase64 = Buffer.from(JSON.stringify(redacted.value)).toString('base64');
+  return { ...interaction, request: { ...request, json: redacted.value, bodyBase64 } };
 }
 
 function checkUpstream(value: unknown, where: string): string {

@@ -374,13 +374,30 @@ describe('cassettes: record and replay (HT-09)', () => {
     const refused = await curl(postJson(`${play.url}/v1/things`, other));
     expect(refused.stdout.toString()).toContain('body.max_tokens: recorded 16, got 17');
 
-    // record-missing rewrites a file that was 0644 as 0600.
+    // A file written before bodies were redacted (the key in json and bodyBase64), 0644:
+    // it still replays (the recording is redacted when read), and record-missing
+    // rewrites it without the key, 0600.
+    const old = readCassette(path);
+    const sent0 = body('SECRET-OLD-KEY');
+    Object.assign(old.interactions[0]?.request ?? {}, {
+      json: sent0,
+      bodyBase64: Buffer.from(JSON.stringify(sent0)).toString('base64'),
+    });
+    writeFileSync(path, JSON.stringify(old));
     chmodSync(path, 0o644);
     const more = await server({
       cassette: { path, mode: 'record-missing', upstream: upstream.url },
     });
+    expect(
+      (await curl(postJson(`${more.url}/v1/things`, body('yet-another-key')))).stdout.toString(),
+    ).toBe('{"ok":1}');
     await curl(postJson(`${more.url}/v1/things`, { ...body('SECRET-BODY-KEY'), model: 'other' }));
+    expect(more.requests().map((r) => r.claimedBy)).toEqual([
+      'cassette:body-keys.json#1',
+      'cassette:body-keys.json#2',
+    ]);
     await more.dispose();
+    expect(readCassette(path).interactions[0]?.request.json).toEqual(redacted);
     expect(readCassette(path).interactions).toHaveLength(2);
     expect(readFileSync(path, 'utf8')).not.toContain('SECRET-');
     expect(statSync(path).mode & 0o777).toBe(0o600);
