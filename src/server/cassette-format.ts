@@ -37,7 +37,9 @@ export type ServerCassetteMode = 'record' | 'replay' | 'auto' | 'record-missing'
  * `accesstoken`, `refreshtoken`, `secret`, `clientsecret`, `password`,
  * `passwd`, `passphrase`, `pass`, `pwd`, `auth`, `authorization`,
  * `credential(s)` or `cookie` — `api_key`, `apiKey`, `access_token`,
- * `client_secret`, `auth` — is `[redacted]` in `json` and in `bodyBase64`
+ * `client_secret`, `auth` — or two parts `api keys`, `access tokens`,
+ * `refresh tokens`, `auth tokens`, `secret keys`, `private keys` (`api_keys`,
+ * `accessTokens`), is `[redacted]` in `json` and in `bodyBase64`
  * (which then holds the redacted JSON's bytes, not the ones sent); names
  * that are not credentials stay (`max_tokens`, `author`, `signature`).
  * On replay the request's JSON body is redacted the same way before it is

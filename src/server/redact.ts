@@ -83,7 +83,8 @@ export function redactQuery(query: Readonly<Record<string, string>>): Record<str
  * `access_token`, `refreshToken`, `client_secret`, `password`, `auth`,
  * `credentials`. Narrower than SECRET_KEY_PATTERN, because a body is data:
  * `max_tokens`, `budget_tokens` and `author` are not credentials (plurals
- * of `token` and `key` are counts or lists, and stay), and a thinking
+ * of `token` and `key` are counts or lists, and stay, but for
+ * BODY_SECRET_PAIRS: `api_keys`, `accessTokens`), and a thinking
  * block's `signature` is content the API checks, not a key.
  */
 const BODY_SECRET_PARTS = new Set([
@@ -108,13 +109,26 @@ const BODY_SECRET_PARTS = new Set([
   'cookie',
 ]);
 
+/** Two parts together that name credentials in the plural (`api_keys`, `accessTokens`); `max_tokens` is not one. */
+const BODY_SECRET_PAIRS = new Set([
+  'apikeys',
+  'accesstokens',
+  'refreshtokens',
+  'authtokens',
+  'secretkeys',
+  'privatekeys',
+]);
+
 /** Whether a JSON request body's member of this name is kept as `[redacted]` (at any depth). */
 export function isSecretMember(name: string): boolean {
-  return name
+  const parts = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .some((part) => BODY_SECRET_PARTS.has(part));
+    .split(/[^a-z0-9]+/);
+  return parts.some(
+    (part, i) =>
+      BODY_SECRET_PARTS.has(part) || (i > 0 && BODY_SECRET_PAIRS.has(`${parts[i - 1]}${part}`)),
+  );
 }
 
 /**

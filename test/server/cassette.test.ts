@@ -12,6 +12,7 @@ import {
   type ServerCassette,
   UnusedResponsesError,
 } from '../../src/index.js';
+import { isSecretMember } from '../../src/server/redact.js';
 import { completion, runCommand, spawnTracked, testDir } from '../helpers/index.js';
 import { curl, postJson, server } from '../helpers/server.js';
 
@@ -333,7 +334,11 @@ describe('cassettes: record and replay (HT-09)', () => {
       model: 'gpt-test',
       max_tokens: 16,
       api_key: key,
-      nested: { apiKey: `${key}-N`, list: [{ access_token: `${key}-L`, kept: 'visible' }] },
+      nested: {
+        apiKey: `${key}-N`,
+        api_keys: [`${key}-K1`, `${key}-K2`],
+        list: [{ access_token: `${key}-L`, kept: 'visible' }],
+      },
       auth: { user: 'u', password: `${key}-PW` },
       token: `${key}-T`,
       messages: [{ role: 'user', content: 'hi' }],
@@ -352,7 +357,11 @@ describe('cassettes: record and replay (HT-09)', () => {
       model: 'gpt-test',
       max_tokens: 16,
       api_key: '[redacted]',
-      nested: { apiKey: '[redacted]', list: [{ access_token: '[redacted]', kept: 'visible' }] },
+      nested: {
+        apiKey: '[redacted]',
+        api_keys: '[redacted]',
+        list: [{ access_token: '[redacted]', kept: 'visible' }],
+      },
       auth: '[redacted]',
       token: '[redacted]',
       messages: [{ role: 'user', content: 'hi' }],
@@ -401,6 +410,49 @@ describe('cassettes: record and replay (HT-09)', () => {
     expect(readCassette(path).interactions).toHaveLength(2);
     expect(readFileSync(path, 'utf8')).not.toContain('SECRET-');
     expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('HT-09 which JSON body members count as keys: a part of the name (split at non-letters and case changes) that names a credential, or a plural pair such as api_keys; counts, authors and signatures stay', () => {
+    const secret = [
+      'api_key',
+      'apiKey',
+      'APIKey',
+      'key',
+      'token',
+      'access_token',
+      'refreshToken',
+      'id_token',
+      'client_secret',
+      'secret',
+      'password',
+      'passwd',
+      'db_pass',
+      'auth',
+      'Authorization',
+      'credentials',
+      'session_token',
+      'private_key',
+      'x-api-key',
+      'api_keys',
+      'accessTokens',
+    ];
+    const kept = [
+      'max_tokens',
+      'maxOutputTokens',
+      'budget_tokens',
+      'author',
+      'signature',
+      'keys',
+      'tokens',
+      'model',
+      'messages',
+      'keyboard',
+      'monkey',
+      'tokenizer',
+      'passage',
+    ];
+    expect(secret.filter((name) => !isSecretMember(name))).toEqual([]);
+    expect(kept.filter((name) => isSecretMember(name))).toEqual([]);
   });
 
   it("HT-09 timing: the file keeps each event's arrival; timing 'recorded' replays the gaps (no event before its recorded offset, each about a 300 ms gap after the last), 'none' sends the events at once", async () => {
