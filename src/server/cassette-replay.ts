@@ -118,7 +118,15 @@ function replayResponse(value: unknown, at: string, timing: 'none' | 'recorded')
   const body = events
     ? { sse: events.map(({ atMs: _, ...event }) => event) }
     : { bodyBase64: bodyBase64 ?? '' };
-  const wire = toWireResponse({ status, headers, ...body }, at);
+  // A recorded stream is replayed chunked: a length recorded with it is dropped, not refused.
+  const framed = events
+    ? Object.fromEntries(
+        Object.entries(headers as object).filter(
+          ([name]) => name.toLowerCase() !== 'content-length',
+        ),
+      )
+    : headers;
+  const wire = toWireResponse({ status, headers: framed, ...body }, at);
   // Exactly the headers recorded (no defaults); a length never goes with a chunked stream.
   const lines = checkHeaders(at, headers).lines;
   wire.headers = events ? lines.filter(([name]) => name !== 'content-length') : lines;

@@ -73,6 +73,54 @@ export function defaultHeaders(
   return defaults.filter(([name]) => !user.names.has(name));
 }
 
+/**
+ * The framing headers a scripted response may set: `content-length` only
+ * with the body's own length (shimkit sets it anyway), and
+ * `transfer-encoding` only as `chunked` (how Node sends a body without a
+ * length), never both. Anything else would make the client misread the
+ * body — wait for bytes that never come, or take the next response for
+ * the rest of this one — while the log says `complete`; wrong framing on
+ * purpose is a whole-wire answer's job (`wireBase64`, `reply.wire()`).
+ * Statuses 204 and 304 send no body: 304 may say the unchanged body's length.
+ */
+export function checkFraming(
+  where: string,
+  user: CheckedHeaders,
+  kind: string | undefined,
+  status: number,
+  pieces: readonly Uint8Array[],
+): void {
+  const lengths = user.lines.filter(([name]) => name === 'content-length');
+  const codings = user.lines.filter(([name]) => name === 'transfer-encoding');
+  const body = kind ?? 'empty';
+  const instead =
+    'to send wrong framing on purpose, give the whole answer as wireBase64 (reply.wire())';
+  if (lengths.length > 0 && codings.length > 0) {
+    throw new InvalidResponseError(
+      `${where}: headers sets both \`content-length\` and \`transfer-encoding\`, which contradict each other (RFC 9112 §6.3: the client must not trust either). Leave both out (shimkit frames the body itself); ${instead}.`,
+    );
+  }
+  for (const [, value] of codings) {
+    if (value.trim().toLowerCase() !== 'chunked') {
+      throw new InvalidResponseError(
+        `${where}: headers["transfer-encoding"] is ${JSON.stringify(value)}, but shimkit sends the ${body} body ${kind === 'sse' || kind === 'chunks' ? 'chunked' : 'as it is'}, without that coding, so the client would misread it. Leave transfer-encoding out, or set it to "chunked"; ${instead}.`,
+      );
+    }
+  }
+  if (lengths.length === 0 || status === 304) return;
+  const total = pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
+  const sent = status === 204 ? 0 : total;
+  const wrong = lengths.find(([, value]) => value.trim() !== String(sent));
+  if (wrong === undefined) return;
+  const what =
+    status === 204
+      ? 'a 204 has no body'
+      : `the ${body} body is ${total} byte${total === 1 ? '' : 's'}`;
+  throw new InvalidResponseError(
+    `${where}: headers["content-length"] is ${JSON.stringify(wrong[1])}, but ${what}: the client would wait for bytes that never come, or read the next response as part of this one, while the log says complete. Leave content-length out (shimkit sets it from the body); to cut the body short use cut: { afterBytes, how }; ${instead}.`,
+  );
+}
+
 const CUT_KEYS = ['afterEvents', 'afterBytes', 'how'];
 const CUT_HOW = ['fin', 'rst', 'stall'] as const;
 

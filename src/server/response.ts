@@ -1,7 +1,13 @@
 import { describeValue, nearest } from '../internal/describe.js';
 import { InvalidResponseError } from '../internal/errors.js';
 import { BODY_KINDS, base64, encodeBody, ms } from './response-body.js';
-import { checkCut, checkHeaders, defaultHeaders, fieldError } from './response-head.js';
+import {
+  checkCut,
+  checkFraming,
+  checkHeaders,
+  defaultHeaders,
+  fieldError,
+} from './response-head.js';
 import type { MockServerResponse, ResponseCut, WireHttpResponse } from './types.js';
 
 // MockServerResponse (plain JSON data, HT-02) → WireHttpResponse: checked
@@ -37,7 +43,10 @@ const WITH_WIRE = ['wireBase64', 'delayMs', 'resetBeforeHeaders', 'times', 'opti
  * `times` is an integer from 1 to 1000000 or `'always'` (as a mock binary's
  * `MockResponse`), `'always'` becoming `Infinity` here; `status` is 200 to
  * 999 (a 1xx is no final answer: the client would hang; `wireBase64` can
- * still send one); a `cut` past the end
+ * still send one); framing headers that contradict the body
+ * (`content-length` other than its length, a `transfer-encoding` other
+ * than `chunked`) are refused, `wireBase64` being the way to send wrong
+ * framing; a `cut` past the end
  * of the body or the events is refused (it would never happen); with
  * `resetBeforeHeaders` nothing of the answer is written, the rest is only
  * checked. The result holds only plain data and fresh `Uint8Array`s
@@ -117,6 +126,7 @@ function encode(value: unknown, where: string): WireHttpResponse {
   }
   const body = encodeBody(where, r, kind);
   const userHeaders = checkHeaders(where, r.headers);
+  checkFraming(where, userHeaders, kind, status as number, body.pieces);
   const cut: ResponseCut | undefined = checkCut(where, r.cut, kind, body.pieces);
   return {
     ...common,

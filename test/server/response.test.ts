@@ -242,6 +242,41 @@ describe('toWireResponse', () => {
     expect(bad({ resetBeforeHeaders: 1 })).toThrow('resetBeforeHeaders must be true or false');
   });
 
+  it('HT-02 scripted framing headers that contradict the body are refused: content-length other than its length, transfer-encoding other than chunked, both', () => {
+    expect(bad({ json: { a: 1 }, headers: { 'content-length': '999' } })).toThrow(
+      `${W}: headers["content-length"] is "999", but the json body is 7 bytes: the client would wait for bytes that never come, or read the next response as part of this one, while the log says complete. Leave content-length out (shimkit sets it from the body); to cut the body short use cut: { afterBytes, how }; to send wrong framing on purpose, give the whole answer as wireBase64 (reply.wire()).`,
+    );
+    expect(bad({ text: 'hello', headers: { 'Content-Length': '4' } })).toThrow(
+      InvalidResponseError,
+    );
+    expect(bad({ bodyBase64: b64('xyz'), headers: { 'content-length': ['3', '4'] } })).toThrow(
+      'headers["content-length"] is "4", but the bodyBase64 body is 3 bytes',
+    );
+    expect(bad({ headers: { 'content-length': '10' } })).toThrow('but the empty body is 0 bytes');
+    expect(bad({ status: 204, headers: { 'content-length': '5' } })).toThrow(
+      'is "5", but a 204 has no body',
+    );
+    expect(bad({ sse: [{ data: 'a' }], headers: { 'content-length': '1' } })).toThrow(
+      'but the sse body is 9 bytes',
+    );
+    expect(bad({ json: 1, headers: { 'transfer-encoding': 'gzip, chunked' } })).toThrow(
+      `${W}: headers["transfer-encoding"] is "gzip, chunked", but shimkit sends the json body as it is, without that coding`,
+    );
+    expect(
+      bad({ json: 1, headers: { 'transfer-encoding': 'chunked', 'content-length': '1' } }),
+    ).toThrow('headers sets both `content-length` and `transfer-encoding`');
+    // What does not contradict the body stays possible.
+    expect(wire({ json: { a: 1 }, headers: { 'content-length': '7' } }).headers).toContainEqual([
+      'content-length',
+      '7',
+    ]);
+    expect(wire({ json: 1, headers: { 'transfer-encoding': 'chunked' } }).kind).toBe('body');
+    expect(wire({ status: 304, headers: { 'content-length': '120' } }).status).toBe(304);
+    expect(wire({ wireBase64: b64('HTTP/1.1 200 OK\r\ncontent-length: 999\r\n\r\nab') }).kind).toBe(
+      'wire',
+    );
+  });
+
   it('HT-02 bad input: cut', () => {
     const sse = [{ data: 'a' }, { data: 'b' }];
     expect(bad({ sse, cut: 'fin' })).toThrow(`${W}: cut must be an object`);
