@@ -55,6 +55,7 @@ const RESPONSE_FIELDS: PropertyDescriptorMap = {
 const LATER_FIELDS: Record<string, PropertyDescriptor> = {
   startedAt: fieldDescriptor('startedAt'),
   endedAt: fieldDescriptor('endedAt'),
+  requeued: fieldDescriptor('requeued'),
 };
 const REQUEST_FIELDS: PropertyDescriptorMap = {
   error: fieldDescriptor('error'),
@@ -100,7 +101,7 @@ export function liveRequest(entry: WireEntry, sync: (() => void) | undefined): L
   const response = {} as LoggedResponse;
   Object.defineProperty(response, STATE, { value: state });
   Object.defineProperties(response, RESPONSE_FIELDS);
-  for (const key of ['startedAt', 'endedAt'] as const) {
+  for (const key of ['startedAt', 'endedAt', 'requeued'] as const) {
     const value = entry[key];
     if (value === undefined) continue;
     fields[key] = value;

@@ -106,6 +106,8 @@ export class Mirror {
           const f = this.fifo[claim.fifo - 1];
           if (f) f.used++;
         }
+        // A claimed entry is written with its first change: it may come given back already.
+        if (entry.requeued) this.#givenBack(request, claim);
         if (event.news) this.#news(event.news.id, event.news.json);
         break;
       }
@@ -113,6 +115,7 @@ export class Mirror {
         const known = this.#bySeq.get(event.seq);
         if (!known) break;
         known.live.patch(event.patch);
+        if (event.patch.requeued) this.#givenBack(known.live.request, known.meta.claim);
         break;
       }
       case 'held': {
@@ -152,6 +155,20 @@ export class Mirror {
     this.fifo = [];
     this.holds.clear();
     this.playbooks.clear();
+  }
+
+  /** A retryable response its client left before the end: that use does not count. */
+  #givenBack(request: LoggedRequest, claim: WireClaim): void {
+    if (claim && 'expect' in claim) {
+      const e = this.expectations.get(claim.expect);
+      if (!e) return;
+      e.used--;
+      const at = e.requests.indexOf(request);
+      if (at !== -1) e.requests.splice(at, 1);
+    } else if (claim && 'fifo' in claim) {
+      const f = this.fifo[claim.fifo - 1];
+      if (f) f.used--;
+    }
   }
 
   /** Playbook `id`'s news (the JSON of a PlaybookNews[]). */

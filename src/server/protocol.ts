@@ -95,7 +95,10 @@ export interface WireEntry extends LoggedResponse {
 
 /** The parts of an entry that change after it was posted. */
 export type EntryPatch = Partial<
-  Pick<WireEntry, 'status' | 'bytesSent' | 'events' | 'endedBy' | 'error' | 'startedAt' | 'endedAt'>
+  Pick<
+    WireEntry,
+    'status' | 'bytesSent' | 'events' | 'endedBy' | 'error' | 'startedAt' | 'endedAt' | 'requeued'
+  >
 >;
 
 /** Test's thread → worker. `gen` is the script generation (`reset()` starts a new one). */

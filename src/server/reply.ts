@@ -30,7 +30,10 @@ export interface StatusReplyOptions extends ResponseOptions {
 }
 
 /** Options of {@link wire}: only what means something beside a whole-wire answer. */
-export type WireReplyOptions = Pick<ResponseOptions, 'delayMs' | 'times' | 'optional'>;
+export type WireReplyOptions = Pick<
+  ResponseOptions,
+  'delayMs' | 'times' | 'optional' | 'retryable'
+>;
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {
   400: 'invalid_request_error',
@@ -187,7 +190,7 @@ export function raw(bytes: Uint8Array | string, options?: ResponseOptions): Mock
 export function wire(bytes: Uint8Array | string, options?: WireReplyOptions): MockServerResponse {
   const where = 'reply.wire()';
   // Status, headers, body and cuts have no meaning here: the bytes are the whole answer.
-  const o = checkOptionKeys(options, ['delayMs', 'times', 'optional'], where);
+  const o = checkOptionKeys(options, ['delayMs', 'times', 'optional', 'retryable'], where);
   return withResponseFields({ wireBase64: toBase64(bytes, where) }, o, where);
 }
 

@@ -29,9 +29,10 @@ const FIELDS: ReadonlyArray<keyof MockServerResponse> = [
   'resetBeforeHeaders',
   'times',
   'optional',
+  'retryable',
 ];
 /** What still means something beside `wireBase64`, which is the whole answer. */
-const WITH_WIRE = ['wireBase64', 'delayMs', 'resetBeforeHeaders', 'times', 'optional'];
+const WITH_WIRE = ['wireBase64', 'delayMs', 'resetBeforeHeaders', 'times', 'optional', 'retryable'];
 
 /**
  * Check a scripted response and encode it as the serving thread writes it.
@@ -90,12 +91,13 @@ function encode(value: unknown, where: string): WireHttpResponse {
     resetBeforeHeaders: bool(where, 'resetBeforeHeaders', r.resetBeforeHeaders),
     times: times(where, r.times),
     optional: bool(where, 'optional', r.optional),
+    retryable: bool(where, 'retryable', r.retryable),
   };
   if ('wireBase64' in r) {
     const extra = Object.keys(r).find((key) => !WITH_WIRE.includes(key));
     if (extra !== undefined) {
       throw new InvalidResponseError(
-        `${where} sets \`wireBase64\` with \`${extra}\`: wireBase64 is the whole answer (status line, headers and body, as sent); keep only delayMs, resetBeforeHeaders, times and optional with it.`,
+        `${where} sets \`wireBase64\` with \`${extra}\`: wireBase64 is the whole answer (status line, headers and body, as sent); keep only delayMs, resetBeforeHeaders, times, optional and retryable with it.`,
       );
     }
     const bytes = base64(where, 'wireBase64', r.wireBase64);

@@ -82,6 +82,19 @@ export interface MockServerResponse {
   times?: number | 'always';
   /** `assertDone()` does not ask for it to have been used. @default false */
   optional?: boolean;
+  /**
+   * A client that leaves before the last byte of this response was written
+   * (during `delayMs`, a hold, or mid-stream; by FIN or RST) gives it back:
+   * the use goes back to its expectation's remaining times, or to its place
+   * in the FIFO, so the client's retry gets it. The aborted request's log
+   * entry says `endedBy: 'client-abort'` and `requeued: true`. Without it a
+   * response is used once claimed, and the retry takes the next one. A
+   * response written whole is never given back.
+   * @default false
+   * @example
+   * api.enqueue({ ...sse.chat('ok'), delayMs: 2000, retryable: true }); // the SDK times out, retries, and gets it
+   */
+  retryable?: boolean;
 }
 
 /** A value that matches anything present (`headers`, `query`, `json`). */
@@ -126,6 +139,8 @@ export interface LoggedResponse {
   startedAt?: number;
   /** `Date.now()` when its last byte was written (or the connection ended first). */
   endedAt?: number;
+  /** The client left first and the response, `retryable`, was given back for its retry (so it does not count as used). */
+  requeued?: boolean;
 }
 
 /** One request the server received (HT-07). */
@@ -178,4 +193,5 @@ export interface WireHttpResponse {
   /** `Infinity` for `'always'`. */
   times: number;
   optional: boolean;
+  retryable: boolean;
 }

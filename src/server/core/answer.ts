@@ -123,6 +123,8 @@ export function answer(
     disposed: parts.disposed,
     error,
   });
+  // A retryable scripted response: a client that leaves before its last byte gives it back for its retry.
+  if (wire?.retryable && claim !== null) x.requeue = () => parts.script.giveBack(result, gen);
   if (play === undefined && handler === undefined) {
     try {
       if (serveNow(x, wire as WireHttpResponse, error)) return;
@@ -162,9 +164,10 @@ export function answer(
         outcome.kind === 'answer' &&
         typeof outcome.value === 'object' &&
         'status' in outcome.value
-      )
+      ) {
         wire = outcome.value;
-      else if (outcome.kind === 'cancelled' && parts.disposed()) return;
+        if (wire.retryable && claim !== null) x.requeue = () => parts.script.giveBack(result, gen);
+      } else if (outcome.kind === 'cancelled' && parts.disposed()) return;
       else {
         error =
           outcome.kind === 'timeout'

@@ -65,6 +65,29 @@ export class Script {
     return undefined;
   }
 
+  /**
+   * A `retryable` response whose client left before its last byte: its use
+   * is given back — to the expectation's remaining times, or to its place
+   * in the FIFO (the FIFO's head moves back to it) — so the client's retry
+   * takes it. Nothing when `reset()` came since (`gen`). Whether it was.
+   */
+  giveBack(claim: ClaimResult, gen: number): boolean {
+    if (gen !== this.gen) return false;
+    if (claim.kind === 'expect') {
+      const e = this.entries.find((entry) => entry.kind === 'expect' && entry.id === claim.id);
+      if (e?.kind !== 'expect' || e.used === 0) return false;
+      e.used--;
+      return true;
+    }
+    if (claim.kind !== 'fifo') return false;
+    const at = claim.index - 1;
+    const f = this.fifo[at];
+    if (f === undefined || f.used === 0) return false;
+    f.used--;
+    if (this.#fifoHead > at) this.#fifoHead = at;
+    return true;
+  }
+
   reset(gen: number): void {
     this.gen = gen;
     this.entries = [];

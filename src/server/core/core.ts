@@ -13,7 +13,7 @@ import { EntryLog } from './log.js';
 import { type CoreParts, entryOf, labelOf } from './parts.js';
 import { WorkerPlaybook } from './playbook/engine.js';
 import { Recorder } from './record.js';
-import { clientError, tooLarge } from './refuse.js';
+import { clientError, halfSent, tooLarge } from './refuse.js';
 import { settle } from './settle.js';
 
 /**
@@ -161,6 +161,7 @@ export class ServerCore {
         if (this.#disposed) return;
         const script = this.#script;
         if (intake.tooLarge) return tooLarge(this.#parts, req, res, intake);
+        if (intake.aborted) return halfSent(this.#parts, req, intake);
         const pending: PendingClaim = {
           gen: script.gen,
           seq: script.nextSeq(),

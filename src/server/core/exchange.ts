@@ -41,6 +41,8 @@ export class Exchange {
   pausedAt: number | undefined;
   /** A hold's release() replaced (part of) the scripted response. */
   replaced = false;
+  /** Gives the claimed response back when the client leaves before its last byte (a `retryable` one); whether it did. */
+  requeue: (() => boolean) | undefined;
   /** Body bytes and events whose write completed. */
   readonly #sent = { bytes: 0, events: 0 };
   readonly #disposed: () => boolean;
@@ -296,6 +298,7 @@ export class Exchange {
       }
       if (note === undefined) {
         patch.endedBy = 'client-abort';
+        if (this.requeue?.()) patch.requeued = true;
       } else {
         patch.endedBy = 'cut';
         patch.error = this.#error === undefined ? note : `${this.#error} ${note}`;

@@ -5,7 +5,11 @@ import type { RequestView } from './fit.js';
  * Reading a request (design §6): its parts as the matchers see them, and its
  * whole body before the claim (a claim never depends on half a body), up to
  * `bodyLimitBytes`; past it the request is refused with 413 at once — by its
- * `content-length`, or while a chunked body is counted.
+ * `content-length`, or while a chunked body is counted. A client that
+ * leaves in the middle of the body (FIN or RST) gives an intake marked
+ * `aborted` with what was read: it is logged `client-abort`, never claimed
+ * (refuse.ts). One that leaves inside the head is not logged: Node parsed
+ * nothing of it.
  */
 
 /** A request read. */
@@ -17,6 +21,8 @@ export interface Intake {
   bodyBytes: number;
   /** Whether it was over the limit (then `view.body` holds only the bytes read, up to the log's share). */
   tooLarge: boolean;
+  /** The client left before the body's end (`view.body` holds what came). */
+  aborted: boolean;
 }
 
 /** The parts of a request line and its headers. */
@@ -69,7 +75,7 @@ export function readRequest(
   const declared = declaredLength(req, view);
   if (declared !== undefined && declared > limit) {
     req.resume();
-    done({ view, receivedAt, bodyBytes: declared, tooLarge: true });
+    done({ view, receivedAt, bodyBytes: declared, tooLarge: true, aborted: false });
     return;
   }
   const chunks: Buffer[] = [];
@@ -82,7 +88,7 @@ export function readRequest(
       over = true;
       view.body = Buffer.concat([...chunks, chunk]).subarray(0, keep);
       chunks.length = 0;
-      done({ view, receivedAt, bodyBytes: bytes, tooLarge: true });
+      done({ view, receivedAt, bodyBytes: bytes, tooLarge: true, aborted: false });
       return;
     }
     chunks.push(chunk);
@@ -90,8 +96,12 @@ export function readRequest(
   req.on('end', () => {
     if (over) return;
     view.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    done({ view, receivedAt, bodyBytes: bytes, tooLarge: false });
+    done({ view, receivedAt, bodyBytes: bytes, tooLarge: false, aborted: false });
   });
-  // A client that leaves mid-body: nothing to claim, nothing to log.
-  req.on('error', () => {});
+  // A client that leaves mid-body (its FIN or RST): nothing to claim; logged as what came.
+  req.on('error', () => {
+    if (over || req.complete) return;
+    view.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    done({ view, receivedAt, bodyBytes: bytes, tooLarge: false, aborted: true });
+  });
 }

@@ -33,6 +33,7 @@ export function rawIntake(raw: Buffer): Intake {
     receivedAt: Date.now(),
     bodyBytes: raw.length,
     tooLarge: false,
+    aborted: false,
   };
 }
 

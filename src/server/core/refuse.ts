@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Exchange } from './exchange.js';
-import type { Intake } from './intake.js';
+import { declaredLength, type Intake } from './intake.js';
 import { type CoreParts, entryOf, labelOf, rawIntake } from './parts.js';
 import { headersOf } from './serve.js';
 import { errorResponse } from './unmatched.js';
@@ -101,6 +101,24 @@ function discardRest(req: IncomingMessage, done: () => void): void {
   req.resume();
 }
 
+/**
+ * A request whose client left (FIN or RST) in the middle of its body: logged
+ * as what it was — method, path, headers, the body bytes that came —
+ * `client-abort`, unclaimed and unanswered, with an `error` saying how far
+ * it got. (One that left inside its head is not logged: see clientError.)
+ */
+export function halfSent(parts: CoreParts, req: IncomingMessage, intake: Intake): void {
+  const { script, log } = parts;
+  const seq = script.nextSeq();
+  const declared = declaredLength(req);
+  const got = `${intake.bodyBytes} ${declared === undefined ? `byte${intake.bodyBytes === 1 ? '' : 's'} of its chunked body` : `of the ${declared} bytes its content-length declared`}`;
+  const error = `shimkit: the client closed its connection in the middle of the body of ${labelOf(intake, seq)}, after ${got}; nothing was claimed or answered.`;
+  const entry = entryOf(parts, intake, seq, null, null, error);
+  entry.endedBy = 'client-abort';
+  entry.endedAt = Date.now();
+  log.entry(script.gen, entry);
+}
+
 export type ParseError = NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string };
 
 const REASONS: Record<number, string> = {
@@ -119,18 +137,16 @@ export function clientError(parts: CoreParts, error: ParseError, socket: Socket)
     socket.destroy();
     return;
   }
-  const { script, log } = parts;
-  const seq = script.nextSeq();
-  const intake = rawIntake(error.rawPacket ?? Buffer.alloc(0));
   if (error.code === 'HPE_INVALID_EOF_STATE') {
-    // The client closed its connection in the middle of a request: nobody to answer.
-    const message = `shimkit: the client closed its connection in the middle of request #${seq} (HPE_INVALID_EOF_STATE); nothing was answered.`;
-    const entry = entryOf(parts, intake, seq, null, null, message);
-    Object.assign(entry, { endedBy: 'client-abort', endedAt: Date.now() });
-    log.entry(script.gen, entry);
+    // The client's FIN in the middle of a request, as its RST (ECONNRESET
+    // above): inside the head nothing was parsed and nothing is logged; in
+    // the body the request's own 'error' logs it (halfSent).
     socket.destroy();
     return;
   }
+  const { script, log } = parts;
+  const seq = script.nextSeq();
+  const intake = rawIntake(error.rawPacket ?? Buffer.alloc(0));
   const status =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? 431

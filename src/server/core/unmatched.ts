@@ -46,6 +46,7 @@ function bodyResponse(
     resetBeforeHeaders: false,
     times: 1,
     optional: false,
+    retryable: false,
   };
 }
 

@@ -17,6 +17,7 @@ export const RESPONSE_OPTION_KEYS = [
   'times',
   'optional',
   'resetBeforeHeaders',
+  'retryable',
 ] as const;
 
 /**

@@ -97,6 +97,7 @@ export function modelWire(
     resetBeforeHeaders: false,
     times: 1,
     optional: false,
+    retryable: false,
   };
 }
 
