@@ -57,6 +57,7 @@ async function start(settings: ServerSettings, createdAt?: string): Promise<Mock
     timeoutMs: settings.timeoutMs,
     bodyLimitBytes: settings.bodyLimitBytes,
     logBodyBytes: settings.logBodyBytes,
+    fifoMethods: settings.fifoMethods,
     unmatched: typeof unmatched === 'function' ? 'function' : unmatched,
   };
   const cassette = settings.cassette;

@@ -77,6 +77,16 @@ export interface MockServerOptions {
    */
   logBodyBytes?: number;
   /**
+   * The request methods the FIFO (`enqueue()`) answers, in upper case, or
+   * `'any'`. Health checks (`HEAD`) and CORS preflights (`OPTIONS`) do not
+   * take a FIFO response meant for the program's real requests: with
+   * nothing else for them they go to the `unmatched` policy. Expectations
+   * are not limited: one with `method: 'HEAD'` takes HEAD requests.
+   * @default ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+   * @example createMockServer({ fifoMethods: 'any' }) // the FIFO answers HEAD and OPTIONS too
+   */
+  fifoMethods?: readonly string[] | 'any';
+  /**
    * Variables `env()` adds or changes: a value (`'{url}'` in it is the
    * server's URL), used as given, or `null` to leave out one of the defaults
    * (the variable is then as the base env has it, or absent). NO_PROXY and
@@ -95,6 +105,8 @@ export interface ServerSettings {
   timeoutMs: number;
   bodyLimitBytes: number;
   logBodyBytes: number;
+  /** Upper case; undefined: any. */
+  fifoMethods: string[] | undefined;
   env: Record<string, string | null>;
   cassette: CassetteSettings | undefined;
 }
@@ -107,8 +119,11 @@ const KEYS = [
   'timeoutMs',
   'bodyLimitBytes',
   'logBodyBytes',
+  'fifoMethods',
   'env',
 ];
+/** What the FIFO answers unless told otherwise: the methods a scripted response makes sense for. */
+export const FIFO_METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const WHERE = 'createMockServer()';
 const MAX_BYTES = 2 ** 32 - 1;
 
@@ -134,9 +149,23 @@ export function resolveServerOptions(options: MockServerOptions | undefined): Se
     timeoutMs: checkMs(WHERE, 'timeoutMs', o.timeoutMs, 30_000, 1),
     bodyLimitBytes,
     logBodyBytes: bytes('logBodyBytes', o.logBodyBytes, 1024 * 1024, 0),
+    fifoMethods: fifoMethods(o.fifoMethods),
     env: resolveEnv(o.env),
     cassette: o.cassette === undefined ? undefined : resolveServerCassette(o.cassette, WHERE),
   };
+}
+
+function fifoMethods(value: unknown): string[] | undefined {
+  if (value === undefined) return [...FIFO_METHODS];
+  if (value === 'any') return undefined;
+  const shape = "'any' or a non-empty list of method names such as ['GET', 'POST']";
+  if (!Array.isArray(value) || value.length === 0)
+    throw optionError(WHERE, 'fifoMethods', shape, value);
+  for (const method of value) {
+    if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method))
+      throw optionError(WHERE, 'fifoMethods', shape, value);
+  }
+  return [...new Set(value.map((method: string) => method.toUpperCase()))];
 }
 
 function bytes(option: string, value: unknown, fallback: number, min: 0 | 1): number {

@@ -65,6 +65,8 @@ export interface WorkerSettings {
   timeoutMs: number;
   bodyLimitBytes: number;
   logBodyBytes: number;
+  /** The methods the FIFO answers (upper case); undefined: any. */
+  fifoMethods: string[] | undefined;
   unmatched: 'fail' | 'echo' | 'function';
   cassette?: WireCassette;
 }

@@ -193,3 +193,44 @@ describe('retryable responses (HT-16)', () => {
     );
   });
 });
+
+describe('what the FIFO answers (HT-18)', () => {
+  it('HT-18 HEAD and OPTIONS do not take FIFO responses: they go to unmatched, saying why; an expectation with method HEAD takes HEAD; the FIFO answers the real request', async () => {
+    const api = await server();
+    api.enqueue(reply.json({ ok: true }));
+    const head = await curl(['-sS', '-I', `${api.url}/v1/models`]);
+    expect(head.stdout.toString()).toMatch(/^HTTP\/1\.1 500 /);
+    const options = await curl(['-X', 'OPTIONS', `${api.url}/v1/models`]);
+    expect(JSON.parse(options.stdout.toString()).error.message).toBe(
+      "shimkit: no scripted response for OPTIONS /v1/models (request #2). No expectation was set. The FIFO answers only GET, POST, PUT, PATCH and DELETE requests (the fifoMethods option of createMockServer()), and this is OPTIONS. To answer it: api.expect({ method: 'OPTIONS', path: '/v1/models' }, …).",
+    );
+    expect((await curl([`${api.url}/v1/models`])).stdout.toString()).toBe('{"ok":true}');
+    api.expect({ method: 'HEAD', path: '/health' }, { status: 204 });
+    expect((await curl(['-I', `${api.url}/health`])).stdout.toString()).toMatch(/^HTTP\/1\.1 204 /);
+    expect(api.requests().map((r) => [r.method, r.claimedBy])).toEqual([
+      ['HEAD', null],
+      ['OPTIONS', null],
+      ['GET', 'fifo#1'],
+      ['HEAD', 'expect#1'],
+    ]);
+  });
+
+  it("HT-18 fifoMethods: 'any' lets the FIFO answer every method, a list only those; bad values are refused naming the option", async () => {
+    const any = await server({ fifoMethods: 'any' });
+    any.enqueue({ text: 'for anyone' });
+    expect((await curl(['-X', 'OPTIONS', `${any.url}/x`])).stdout.toString()).toBe('for anyone');
+    const mine = await server({ fifoMethods: ['get', 'HEAD'] });
+    mine.enqueue([{ text: 'a' }, { text: 'b' }]);
+    expect((await curl(['-I', `${mine.url}/x`])).stdout.toString()).toMatch(/^HTTP\/1\.1 200 /);
+    const post = await curl(['-X', 'POST', `${mine.url}/x`]);
+    expect(JSON.parse(post.stdout.toString()).error.message).toContain(
+      'The FIFO answers only GET and HEAD requests (the fifoMethods option of createMockServer()), and this is POST.',
+    );
+    expect((await curl([`${mine.url}/x`])).stdout.toString()).toBe('b');
+    for (const bad of [[], 'GET', ['GET', 1], ['not a method']]) {
+      await expect(server({ fifoMethods: bad as never })).rejects.toThrow(
+        "Expected the `fifoMethods` option of createMockServer() to be 'any' or a non-empty list of method names such as ['GET', 'POST']",
+      );
+    }
+  });
+});

@@ -96,3 +96,49 @@ describe('retry-after in seconds', () => {
     expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(900);
   });
 });
+
+describe('an SDK that retries', () => {
+  it.each(['openai-chat', 'anthropic'] as const)(
+    'HT-03 %s: the retry of one scripted 500 is unmatched, and its 500 names the scripted one it retries and what to script',
+    async (kind) => {
+      const api = await server();
+      const path = kind === 'anthropic' ? '/v1/messages' : '/v1/chat/completions';
+      api.enqueue(reply.status(500));
+      const out = await client(api, kind);
+      expect(api.requests().map((r) => [r.claimedBy, r.response.status])).toEqual([
+        ['fifo#1', 500],
+        [null, 500],
+      ]);
+      const advice = `Request #1 to POST ${path} got a scripted 500 (fifo#1), and the OpenAI and Anthropic SDKs retry a 408, 409, 429 or 5xx answer (2 retries by default): this is likely such a retry. To answer the retries too, give that response \`times: 3\`; to have the SDK give up at once, add the header \`x-should-retry: false\` to it (reply.status(500, { headers: { 'x-should-retry': 'false' } })); or make the client with maxRetries: 0.`;
+      expect(api.requests()[1]?.error).toContain(advice);
+      expect(out.error?.message).toContain('got a scripted 500 (fifo#1)');
+    },
+  );
+
+  it('HT-03 the advice holds: times: 3 answers the retries, x-should-retry: false stops them (openai chat)', async () => {
+    const api = await server();
+    api.enqueue(reply.status(500, { times: 3 }));
+    expect((await client(api, 'openai-chat')).error?.status).toBe(500);
+    expect(api.requests().map((r) => r.claimedBy)).toEqual(['fifo#1', 'fifo#1', 'fifo#1']);
+    api.reset();
+    api.enqueue(reply.status(500, { headers: { 'x-should-retry': 'false' } }));
+    expect((await client(api, 'openai-chat')).error?.status).toBe(500);
+    expect(api.requests().map((r) => r.claimedBy)).toEqual(['fifo#1']);
+  });
+
+  it('HT-16 openai chat: an attempt that times out while its response is held gives a retryable response back; the SDK retry gets it', async () => {
+    const api = await server({ strict: true });
+    const held = api.hold({ path: '/v1/chat/completions' });
+    api.enqueue(sse.chat('ok', { retryable: true }));
+    const out = await client(api, 'openai-chat', { TIMEOUT_MS: '500' });
+    expect(out).toEqual({ text: 'ok', error: null });
+    expect(await held.waitReceived()).toMatchObject({ seq: 1 });
+    expect(
+      api.requests().map((r) => [r.claimedBy, r.response.endedBy, r.response.requeued]),
+    ).toEqual([
+      ['fifo#1', 'client-abort', true],
+      ['fifo#1', 'complete', undefined],
+    ]);
+    api.assertDone();
+  });
+});

@@ -62,8 +62,10 @@ export function answer(
     claimedBy = result.kind === 'expect' ? result.name : `fifo#${result.index}`;
     const what =
       result.kind === 'expect' ? `expectation '${result.name}'` : `FIFO entry ${claimedBy}`;
-    if ('wire' in result.answer) wire = result.answer.wire;
-    else
+    if ('wire' in result.answer) {
+      wire = result.answer.wire;
+      parts.script.answered(view, seq, wire, claimedBy);
+    } else
       handler = {
         id: result.answer.handler,
         what: `the response function of ${what}`,

@@ -1,4 +1,5 @@
 import type { WireAnswer, WireEntry, WireRequestMatch } from '../protocol.js';
+import type { WireHttpResponse } from '../types.js';
 import { type Asker, waitedFor } from './ask.js';
 import { fits, type RequestView } from './fit.js';
 import { type Take, WorkerPlaybook } from './playbook/engine.js';
@@ -45,11 +46,32 @@ export type ScriptEntry = ScriptExpect | ScriptPlaybook;
 /** The expectations, playbooks and FIFO of the current generation. */
 export class Script {
   gen = 1;
+  /** The methods the FIFO answers (the fifoMethods option); undefined: any. */
+  readonly fifoMethods: ReadonlySet<string> | undefined;
+  /** Upper case, for messages: `GET, POST, PUT, PATCH and DELETE`. */
+  readonly fifoMethodsText: string;
+  /**
+   * The last scripted answer an SDK retries (408, 409, 429, 5xx without
+   * `x-should-retry: false`), until a scripted answer of another status to
+   * the same method and path: an unmatched request to them is likely its
+   * retry (unmatched.ts says so).
+   */
+  retried: { seq: number; method: string; path: string; status: number; by: string } | undefined;
   /** Expectations and playbooks, in the order they were made. */
   entries: ScriptEntry[] = [];
   fifo: ScriptFifo[] = [];
   #fifoHead = 0;
   #seq = 0;
+
+  constructor(fifoMethods?: readonly string[]) {
+    this.fifoMethods = fifoMethods === undefined ? undefined : new Set(fifoMethods);
+    this.fifoMethodsText =
+      fifoMethods === undefined
+        ? 'any method'
+        : fifoMethods.length === 1
+          ? (fifoMethods[0] as string)
+          : `${fifoMethods.slice(0, -1).join(', ')} and ${fifoMethods.at(-1)}`;
+  }
 
   nextSeq(): number {
     return ++this.#seq;
@@ -88,8 +110,25 @@ export class Script {
     return true;
   }
 
+  /** A scripted answer to `view` is being served: keep the last one an SDK would retry (see `retried`). */
+  answered(view: RequestView, seq: number, wire: WireHttpResponse, by: string): void {
+    const status = wire.status;
+    if (status === 408 || status === 409 || status === 429 || status >= 500) {
+      if (wire.kind === 'wire') return;
+      for (const [name, value] of wire.headers) {
+        if (name === 'x-should-retry' && value.trim() === 'false') return;
+      }
+      this.retried = { seq, method: view.method, path: view.path, status, by };
+      return;
+    }
+    const last = this.retried;
+    if (last !== undefined && last.method === view.method && last.path === view.path)
+      this.retried = undefined;
+  }
+
   reset(gen: number): void {
     this.gen = gen;
+    this.retried = undefined;
     this.entries = [];
     this.fifo = [];
     this.#fifoHead = 0;
@@ -197,7 +236,9 @@ export class Claims {
       e.used++;
       return { kind: 'expect', id: e.id, name: e.name, answer: e.answer };
     }
-    const fifo = script.fifoHead();
+    const methods = script.fifoMethods;
+    const fifo =
+      methods === undefined || methods.has(head.view.method) ? script.fifoHead() : undefined;
     if (fifo) {
       fifo.used++;
       return { kind: 'fifo', index: fifo.index, answer: fifo.answer };

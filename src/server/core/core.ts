@@ -28,7 +28,7 @@ export class ServerCore {
   readonly #settings: WorkerSettings;
   readonly #control: MessagePort;
   readonly #log: EntryLog;
-  readonly #script = new Script();
+  readonly #script: Script;
   readonly #holds = new Holds();
   readonly #asker: Asker;
   readonly #claims: Claims;
@@ -38,6 +38,7 @@ export class ServerCore {
 
   constructor(settings: WorkerSettings, control: MessagePort, journal: JournalWriter) {
     this.#settings = settings;
+    this.#script = new Script(settings.fifoMethods);
     this.#control = control;
     this.#log = new EntryLog(journal);
     this.#asker = new Asker(this.#log, settings.timeoutMs);

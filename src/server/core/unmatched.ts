@@ -87,14 +87,24 @@ export function unmatchedText(
   } else {
     parts.push('No expectation was set.');
   }
+  const method = view.method.toUpperCase();
+  const fifoTakes = script.fifoMethods === undefined || script.fifoMethods.has(view.method);
   const fifo = script.fifo.length;
   parts.push(
-    fifo === 0
-      ? 'The FIFO is empty.'
-      : `The FIFO's ${fifo} response${fifo === 1 ? ' was' : 's were'} used up.`,
+    !fifoTakes
+      ? `The FIFO answers only ${script.fifoMethodsText} requests (the fifoMethods option of createMockServer()), and this is ${method}.`
+      : fifo === 0
+        ? 'The FIFO is empty.'
+        : `The FIFO's ${fifo} response${fifo === 1 ? ' was' : 's were'} used up.`,
   );
+  const retried = script.retried;
+  if (retried && retried.method === view.method && retried.path === view.path) {
+    parts.push(
+      `Request #${retried.seq} to ${method} ${view.path} got a scripted ${retried.status} (${retried.by}), and the OpenAI and Anthropic SDKs retry a 408, 409, 429 or 5xx answer (2 retries by default): this is likely such a retry. To answer the retries too, give that response \`times: 3\`; to have the SDK give up at once, add the header \`x-should-retry: false\` to it (reply.status(${retried.status}, { headers: { 'x-should-retry': 'false' } })); or make the client with maxRetries: 0.`,
+    );
+  }
   parts.push(
-    `To answer it: api.expect({ method: '${view.method.toUpperCase()}', path: '${view.path}' }, …) or api.enqueue(…).`,
+    `To answer it: api.expect({ method: '${method}', path: '${view.path}' }, …)${fifoTakes ? ' or api.enqueue(…)' : ''}.`,
   );
   return parts.join(' ');
 }
