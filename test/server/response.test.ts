@@ -24,6 +24,7 @@ describe('toWireResponse', () => {
       resetBeforeHeaders: false,
       times: 1,
       optional: false,
+      retryable: false,
     });
   });
 
@@ -240,6 +241,15 @@ describe('toWireResponse', () => {
     }
     expect(bad({ optional: 'yes' })).toThrow(`${W}: optional must be true or false`);
     expect(bad({ resetBeforeHeaders: 1 })).toThrow('resetBeforeHeaders must be true or false');
+    expect(bad({ retryable: 'yes' })).toThrow(`${W}: retryable must be true or false`);
+  });
+
+  it('HT-16 retryable is carried (false unless set), beside wireBase64 too', () => {
+    expect(wire({ text: 'x', retryable: true }).retryable).toBe(true);
+    expect(wire({ text: 'x' }).retryable).toBe(false);
+    expect(wire({ wireBase64: b64('HTTP/1.1 200 OK\r\n\r\n'), retryable: true }).retryable).toBe(
+      true,
+    );
   });
 
   it('HT-02 scripted framing headers that contradict the body are refused: content-length other than its length, transfer-encoding other than chunked, both', () => {

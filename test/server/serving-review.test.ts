@@ -335,8 +335,9 @@ s.write('POST /up HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 10000000\\r\\n\\r\\
 
   it('HT-07 HEAD on an SSE response, a 204 and a 304 send no body and log none (bytesSent 0, events 0); the keep-alive connection then serves a GET', async () => {
     const api = await server();
+    // A HEAD takes an expectation for HEAD, not a FIFO response (HT-18).
+    api.expect({ method: 'HEAD' }, sse.events([{ data: 'a' }, { data: 'b' }, { data: 'c' }]));
     api.enqueue([
-      sse.events([{ data: 'a' }, { data: 'b' }, { data: 'c' }]),
       { status: 204, json: { ignored: true } },
       { status: 304, text: 'stale' },
       reply.text('after'),

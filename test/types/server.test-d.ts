@@ -7,7 +7,10 @@ import {
   type LoggedRequest,
   type MockServer,
   type MockServerOptions,
+  type MockServerResponse,
   type RequestMatch,
+  type ResponseOptions,
+  type WireReplyOptions,
 } from '../../src/index.js';
 
 describe('createMockServer types (HT-01, HT-03, HT-06, HT-07)', () => {
@@ -53,5 +56,23 @@ describe('createMockServer types (HT-01, HT-03, HT-06, HT-07)', () => {
       'complete' | 'cut' | 'client-abort' | undefined
     >();
     expectTypeOf<LoggedRequest['query']>().toEqualTypeOf<Record<string, string>>();
+    expectTypeOf<LoggedRequest['response']['requeued']>().toEqualTypeOf<boolean | undefined>();
+  });
+
+  it('HT-16 retryable is a boolean field of a response, and a builder option', () => {
+    expectTypeOf<MockServerResponse['retryable']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<{ retryable: true }>().toMatchTypeOf<ResponseOptions>();
+    expectTypeOf<{ retryable: true; delayMs: 5 }>().toMatchTypeOf<WireReplyOptions>();
+    // @ts-expect-error retryable is true or false
+    const bad: MockServerResponse = { retryable: 'yes' };
+    void bad;
+  });
+
+  it("HT-18 fifoMethods is a list of methods or 'any'", () => {
+    expectTypeOf<{ fifoMethods: ['GET', 'HEAD'] }>().toMatchTypeOf<MockServerOptions>();
+    expectTypeOf<{ fifoMethods: 'any' }>().toMatchTypeOf<MockServerOptions>();
+    // @ts-expect-error 'all' is not an accepted value
+    const bad: MockServerOptions = { fifoMethods: 'all' };
+    void bad;
   });
 });
