@@ -89,7 +89,9 @@ export interface MockServerResponse {
    * in the FIFO, so the client's retry gets it. The aborted request's log
    * entry says `endedBy: 'client-abort'` and `requeued: true`. Without it a
    * response is used once claimed, and the retry takes the next one. A
-   * response written whole is never given back.
+   * response written whole is never given back. (A retry that reaches the
+   * server before it saw the client leave is claimed first, as any other
+   * request; the SDKs wait half a second or more before they retry.)
    * @default false
    * @example
    * api.enqueue({ ...sse.chat('ok'), delayMs: 2000, retryable: true }); // the SDK times out, retries, and gets it
