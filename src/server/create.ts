@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { lstatSync, type Stats, statSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, resolve } from 'node:path';
@@ -7,6 +8,7 @@ import { recordSocket } from '../internal/leftovers/registry.js';
 import { sweepLeftovers } from '../internal/leftovers/sweep-leftovers.js';
 import { CassetteRecording, wireCassette } from './cassette.js';
 import { MockServerListenError, type ServerWorkerError } from './errors.js';
+import { warnIfExposed } from './exposure.js';
 import { ServerLink } from './link.js';
 import { Mirror } from './mirror.js';
 import { MockServer } from './mock-server.js';
@@ -60,6 +62,10 @@ async function start(settings: ServerSettings, createdAt?: string): Promise<Mock
     fifoMethods: settings.fifoMethods,
     unmatched: typeof unmatched === 'function' ? 'function' : unmatched,
   };
+  const token = settings.requireToken
+    ? `shimkit-${randomBytes(24).toString('base64url')}`
+    : undefined;
+  if (token !== undefined) workerSettings.token = token;
   const cassette = settings.cassette;
   if (cassette) workerSettings.cassette = wireCassette(cassette);
   const recording =
@@ -84,6 +90,7 @@ async function start(settings: ServerSettings, createdAt?: string): Promise<Mock
     throw new MockServerListenError(outcome.message, outcome.address, outcome.errno);
   }
   const socketPath = outcome.socketPath;
+  if (settings.listen.kind === 'tcp') warnIfExposed(settings.listen.host, outcome.url);
   let cleanup = () => {};
   if (socketPath !== undefined) {
     const unrecord = recordSocket(socketPath);
@@ -108,6 +115,7 @@ async function start(settings: ServerSettings, createdAt?: string): Promise<Mock
     mirror,
     url: outcome.url,
     socketPath,
+    token,
     onDispose,
     replay,
     createdAt,

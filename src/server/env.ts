@@ -27,27 +27,39 @@ export const DEFAULT_SERVER_ENV: Readonly<Record<string, string>> = {
  */
 export const SERVER_KEY_VARS: readonly string[] = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'];
 
-const LOOPBACK = ['127.0.0.1', 'localhost'];
+/**
+ * What NO_PROXY must hold for a loopback server to be reached directly. curl
+ * (7.86+) matches `::1` and `[::1]` against the URL's host `[::1]`; python's
+ * urllib (proxy_bypass_environment) compares the host without brackets, so
+ * it needs `::1`; Go and node's undici take either.
+ */
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
 /**
  * `recording`: the server passes requests to a cassette's upstream (mode
  * `record` or `record-missing`, `auto` without a file), so the API keys of
  * `base` are kept (SERVER_KEY_VARS) unless the `env` option sets them.
+ * `token` (`requireToken`): the keys' default is the server's token.
  */
 export function serverEnv(
   url: string,
   overrides: Readonly<Record<string, string | null>>,
   base: NodeJS.ProcessEnv = process.env,
-  recording = false,
+  options: { recording?: boolean; token?: string | undefined } = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
     if (value !== undefined) env[name] = value;
   }
-  for (const [name, value] of Object.entries({ ...DEFAULT_SERVER_ENV, ...overrides })) {
+  const defaults: Record<string, string> = { ...DEFAULT_SERVER_ENV };
+  if (options.token !== undefined) {
+    defaults.OPENAI_API_KEY = options.token;
+    defaults.ANTHROPIC_API_KEY = options.token;
+  }
+  for (const [name, value] of Object.entries({ ...defaults, ...overrides })) {
     if (value === null) continue;
     const keep =
-      recording &&
+      options.recording === true &&
       SERVER_KEY_VARS.includes(name) &&
       !Object.hasOwn(overrides, name) &&
       (base[name] ?? '') !== '';

@@ -47,6 +47,13 @@ export class MockServer implements AsyncDisposable {
   readonly url: string;
   /** The Unix socket path it listens on, for `listen: { path }`; undefined on TCP. */
   readonly socketPath: string | undefined;
+  /**
+   * With `requireToken: true`, the secret every request must carry
+   * (`authorization: Bearer <token>` or `x-api-key: <token>`); `env()` sets
+   * the API keys to it. Undefined without `requireToken`.
+   * @example execFileSync('curl', ['-H', `authorization: Bearer ${api.token}`, `${api.url}/v1/models`])
+   */
+  readonly token: string | undefined;
   readonly #settings: ServerSettings;
   readonly #link: ServerLink;
   readonly #mirror: Mirror;
@@ -70,6 +77,7 @@ export class MockServer implements AsyncDisposable {
     mirror: Mirror;
     url: string;
     socketPath: string | undefined;
+    token?: string | undefined;
     onDispose: () => void;
     replay?: readonly ReplayEntry[];
     /** The stack frame that called createMockServer(), for the exit warning. */
@@ -77,6 +85,7 @@ export class MockServer implements AsyncDisposable {
   }) {
     this.url = init.url;
     this.socketPath = init.socketPath;
+    this.token = init.token;
     this.#settings = init.settings;
     this.#link = init.link;
     this.#mirror = init.mirror;
@@ -116,7 +125,8 @@ export class MockServer implements AsyncDisposable {
   /**
    * A copy of `base` (`process.env` when called) with the server's variables:
    * `OPENAI_BASE_URL=<url>/v1`, `ANTHROPIC_BASE_URL=<url>`, both API keys
-   * `'shimkit-test'`, and `127.0.0.1,localhost` added to NO_PROXY and no_proxy;
+   * `'shimkit-test'` (with `requireToken`: `token`), and
+   * `127.0.0.1,localhost,::1,[::1]` added to NO_PROXY and no_proxy;
    * the `env` option changes them (a string) or leaves one out (null: the
    * base's own value, if any, stays). While a cassette records (mode
    * `record`, `record-missing`, or `auto` without a file), the requests go on
@@ -141,7 +151,7 @@ export class MockServer implements AsyncDisposable {
     }
     const cassette = this.#settings.cassette;
     const recording = cassette !== undefined && cassette.mode !== 'replay';
-    return serverEnv(this.url, this.#settings.env, base, recording);
+    return serverEnv(this.url, this.#settings.env, base, { recording, token: this.token });
   }
 
   /**

@@ -95,6 +95,21 @@ export interface MockServerOptions {
    * @example createMockServer({ env: { MY_API_BASE: '{url}/api', OPENAI_API_KEY: null } })
    */
   env?: Record<string, string | null>;
+  /**
+   * Serve only requests that carry this server's secret, `api.token` (a
+   * random value made at start): as `authorization: Bearer <token>` (the
+   * OpenAI SDKs) or `x-api-key: <token>` (the Anthropic SDKs). `env()` sets
+   * `OPENAI_API_KEY` and `ANTHROPIC_API_KEY` to it, so a client run with
+   * `env()` has it. Any other request gets a 401 whose body says why, is
+   * logged with that `error`, and uses nothing scripted: on a shared host
+   * another local user who finds the loopback port cannot claim the
+   * test's responses.
+   * @default false
+   * @example
+   * await using api = await createMockServer({ requireToken: true });
+   * execFileSync('my-agent', [], { env: api.env() }); // its SDK sends api.token
+   */
+  requireToken?: boolean;
 }
 
 /** Options resolved; not exported from src/index.ts. */
@@ -109,9 +124,11 @@ export interface ServerSettings {
   fifoMethods: string[] | undefined;
   env: Record<string, string | null>;
   cassette: CassetteSettings | undefined;
+  requireToken: boolean;
 }
 
 const KEYS = [
+  'requireToken',
   'strict',
   'unmatched',
   'listen',
@@ -141,6 +158,9 @@ export function resolveServerOptions(options: MockServerOptions | undefined): Se
       `The \`strict\` option of ${WHERE} needs \`unmatched: 'fail'\` (got ${describeValue(unmatched)}): under strict an unmatched request is a failure, which another policy would hide. Leave out one of the two.`,
     );
   }
+  if (o.requireToken !== undefined && typeof o.requireToken !== 'boolean') {
+    throw optionError(WHERE, 'requireToken', 'true or false', o.requireToken);
+  }
   const bodyLimitBytes = bytes('bodyLimitBytes', o.bodyLimitBytes, 64 * 1024 * 1024, 1);
   return {
     strict: o.strict ?? false,
@@ -152,6 +172,7 @@ export function resolveServerOptions(options: MockServerOptions | undefined): Se
     fifoMethods: fifoMethods(o.fifoMethods),
     env: resolveEnv(o.env),
     cassette: o.cassette === undefined ? undefined : resolveServerCassette(o.cassette, WHERE),
+    requireToken: o.requireToken ?? false,
   };
 }
 

@@ -69,6 +69,8 @@ export interface WorkerSettings {
   fifoMethods: string[] | undefined;
   unmatched: 'fail' | 'echo' | 'function';
   cassette?: WireCassette;
+  /** `requireToken`: the secret every request must carry (checked before any claim). */
+  token?: string;
 }
 
 /** Which script entry claimed a request. */

@@ -15,6 +15,7 @@ import { WorkerPlaybook } from './playbook/engine.js';
 import { Recorder } from './record.js';
 import { clientError, halfSent, tooLarge } from './refuse.js';
 import { settle } from './settle.js';
+import { carriesToken, unauthorized } from './token.js';
 
 /**
  * The server in its worker thread: the script (expectations, playbooks, FIFO, holds),
@@ -163,6 +164,10 @@ export class ServerCore {
         const script = this.#script;
         if (intake.tooLarge) return tooLarge(this.#parts, req, res, intake);
         if (intake.aborted) return halfSent(this.#parts, req, intake);
+        const token = this.#settings.token;
+        if (token !== undefined && !carriesToken(intake.view.headers, token)) {
+          return unauthorized(this.#parts, req, res, intake);
+        }
         const pending: PendingClaim = {
           gen: script.gen,
           seq: script.nextSeq(),
