@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { shimkit, shimkitOk } from './helpers.js';
-import { parseExports, serveDetached, serverTestDir } from './server-helpers.js';
+import { parseExports, serveDetached, serveOk, serverTestDir } from './server-helpers.js';
 
 /** The chat playbook: a tool call, two in parallel, then text. Only chat completions (with /v1). */
 const LISTER = {
@@ -138,7 +138,7 @@ describe('playbooks from the command line (PB-07)', () => {
     playbookFiles(files);
     const d = join(root, 'api');
     // Relative paths, from the caller's cwd: the detached server runs in D.
-    const ready = await shimkitOk(
+    const ready = await serveOk(
       [
         'serve',
         '--dir',

@@ -1,10 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished, vi } from 'vitest';
 import { isAlive } from '../helpers/index.js';
-import { shimkitOk } from './helpers.js';
+import { shimkit } from './helpers.js';
 
 /**
  * A temp dir for servers: when the test finishes, every `shimkit serve`
@@ -66,9 +66,24 @@ export interface Served {
   env: Record<string, string>;
 }
 
+/**
+ * `shimkit serve … --detach` and expect exit 0: its stdout. Its stderr may
+ * only hold the start notice (HT-13: what it is bound to and what ends it).
+ */
+export async function serveOk(
+  args: readonly string[],
+  options: SpawnOptions = {},
+): Promise<string> {
+  const r = await shimkit(args, options);
+  const stderr = r.stderr.toString();
+  expect(stderr, `shimkit ${args.join(' ')}`).toMatch(/^shimkit serve: pid \d+ serves [^\n]+\.\n$/);
+  expect(r.code, `shimkit ${args.join(' ')}: ${stderr}`).toBe(0);
+  return r.stdout.toString();
+}
+
 /** `shimkit serve --dir D --detach` (killed with its group when the test ends, if still running). */
 export async function serveDetached(dir: string, extra: string[] = []): Promise<Served> {
-  const out = await shimkitOk(['serve', '--dir', dir, '--detach', ...extra]);
+  const out = await serveOk(['serve', '--dir', dir, '--detach', ...extra]);
   const info = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8'));
   onTestFinished(() => killGroup(info.pid));
   return { dir, url: info.url, pid: info.pid, env: parseExports(out) };

@@ -3,8 +3,11 @@ import { closeSync, openSync, readFileSync, statSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ShimkitError } from 'shimkit';
-import { ExitCode } from '../exit-codes.js';
+import { ownerOfPid, ownerText } from '../../internal/leftovers/served.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
 import { assertFreeDir, ownServerDir, SERVER_LOG } from './dir.js';
+import { callerPid } from './lifecycle.js';
+import { startNotice } from './notice.js';
 
 export interface ServeSettings {
   dir: string;
@@ -14,10 +17,20 @@ export interface ServeSettings {
   json: boolean;
   /** `--playbook` files: absolute paths, each with its JSON as read (PB-07). */
   playbooks: Array<{ path: string; json: unknown }>;
+  /** `--owner-pid`: undefined for the default (see lifecycle.ts), 0 for none. */
+  ownerPid: number | undefined;
+  /** `--idle-timeout` in ms; 0: none. */
+  idleMs: number;
+  /** `--socket PATH` (absolute): listen there instead of TCP. */
+  socket: string | undefined;
+  /** `--require-token`: every request must carry the server's token (HT-15). */
+  requireToken: boolean;
 }
 
 /** The env var naming the fd a detached server writes its ready lines to (then closes). */
 export const NOTIFY_VAR = 'SHIMKIT_SERVE_NOTIFY_FD';
+/** The env var that hands a detached server its owner (`pid-start-scope`, or `none`). */
+export const OWNER_VAR = 'SHIMKIT_SERVE_OWNER';
 /** How long `serve --detach` waits for the server to listen. */
 const READY_MS = 15_000;
 /** How long `serve --detach` waits for the exit status of a server that closed the pipe without its lines. */
@@ -33,14 +46,25 @@ const EXIT_MS = 2000;
 export async function detach(settings: ServeSettings): Promise<number> {
   const root = ownServerDir(settings.dir, true);
   assertFreeDir(root);
+  const ownerPid = settings.ownerPid ?? callerPid();
+  const owner = ownerPid === 0 ? undefined : ownerOfPid(ownerPid);
+  if (ownerPid !== 0 && owner === undefined) {
+    throw new UsageError(
+      'serve',
+      `--owner-pid ${ownerPid}: no such process runs. Pass the pid of the process the server should end with (e.g. $$ in a shell), or 0 for none.`,
+    );
+  }
   const logPath = join(root, SERVER_LOG);
   const log = openSync(logPath, 'a', 0o600);
   const argv = [process.argv[1] as string, 'serve', '--dir', root];
   if (settings.listen.port !== undefined) argv.push('--port', String(settings.listen.port));
   if (settings.listen.host !== undefined) argv.push('--host', settings.listen.host);
+  if (settings.socket !== undefined) argv.push('--socket', settings.socket);
+  if (settings.requireToken) argv.push('--require-token');
   if (settings.strict) argv.push('--strict');
   if (settings.unmatched !== undefined) argv.push('--unmatched', settings.unmatched);
   if (settings.json) argv.push('--json');
+  argv.push('--idle-timeout', settings.idleMs === 0 ? '0' : `${settings.idleMs}ms`);
   settings.playbooks.forEach((playbook, i) => {
     // A pipe (`--playbook <(…)`) was read here already: the server gets a copy in D.
     argv.push(
@@ -52,7 +76,7 @@ export async function detach(settings: ServeSettings): Promise<number> {
     detached: true,
     cwd: root, // a daemon pins no dir of the caller's
     stdio: ['ignore', log, log, 'pipe'],
-    env: { ...process.env, [NOTIFY_VAR]: '3' },
+    env: { ...process.env, [NOTIFY_VAR]: '3', [OWNER_VAR]: owner ? ownerText(owner) : 'none' },
     windowsHide: true,
   });
   closeSync(log);
@@ -78,6 +102,7 @@ export async function detach(settings: ServeSettings): Promise<number> {
   if (ready !== 'timeout' && ready.endsWith('\n')) {
     child.unref();
     process.stdout.write(ready);
+    process.stderr.write(startNotice(root, settings, owner?.pid, true));
     return ExitCode.ok;
   }
   let code: number | null = null;

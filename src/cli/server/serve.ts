@@ -1,5 +1,5 @@
 import { closeSync, lstatSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   createMockServer,
   InvalidOptionError,
@@ -10,6 +10,8 @@ import {
   ShimkitError,
   UnusedResponsesError,
 } from 'shimkit';
+import type { Owner } from '../../internal/leftovers/owner.js';
+import { ownerOfPid, parseOwnerText, removeOwnFiles } from '../../internal/leftovers/served.js';
 import { type Parsed, parseArgs, positionals } from '../args.js';
 import type { Command } from '../command.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
@@ -17,7 +19,7 @@ import { commandModule } from '../run.js';
 import { shQuote } from '../words.js';
 import { claimServerDir, type DirClaim, SERVER_LOCK } from './claim.js';
 import { listenControl } from './control.js';
-import { detach, NOTIFY_VAR, type ServeSettings } from './detach.js';
+import { detach, NOTIFY_VAR, OWNER_VAR, type ServeSettings } from './detach.js';
 import {
   assertFreeDir,
   ownServerDir,
@@ -26,6 +28,8 @@ import {
   type ServerInfo,
 } from './dir.js';
 import { controlHandler } from './host.js';
+import { DEFAULT_IDLE_MS, idleTimeoutMs, type Lifecycle, watchLifecycle } from './lifecycle.js';
+import { startNotice } from './notice.js';
 import { readPlaybookFile } from './playbook-file.js';
 
 /** How often the server checks that its dir is still there. */
@@ -79,6 +83,10 @@ Examples:
       unmatched: { kind: 'value', value: 'fail|echo' },
       playbook: { kind: 'list', value: 'FILE' },
       detach: { kind: 'switch' },
+      'owner-pid': { kind: 'value', value: 'PID' },
+      'idle-timeout': { kind: 'value', value: 'DURATION' },
+      socket: { kind: 'value', value: 'PATH' },
+      'require-token': { kind: 'switch' },
       json: { kind: 'switch' },
     });
     positionals('serve', args, []);
@@ -136,16 +144,44 @@ function serveSettings(args: Parsed): ServeSettings {
     }
     return readPlaybookFile('serve', file);
   });
-  return { dir, listen, strict, unmatched, json: args.switches.has('json'), playbooks };
+  const ownerText = args.values.get('owner-pid');
+  if (ownerText !== undefined && !/^\d{1,10}$/.test(ownerText)) {
+    throw new UsageError(
+      'serve',
+      `--owner-pid takes a process id (0 for none), got ${JSON.stringify(ownerText)}.`,
+    );
+  }
+  const idle = args.values.get('idle-timeout');
+  const socket = args.values.get('socket');
+  if (socket !== undefined && (host !== undefined || port !== undefined)) {
+    throw new UsageError(
+      'serve',
+      '--socket listens on a Unix socket, not on TCP: leave out --host and --port.',
+    );
+  }
+  if (socket === '') throw new UsageError('serve', '--socket takes a path, such as "$D/api.sock".');
+  return {
+    dir,
+    listen,
+    strict,
+    unmatched,
+    json: args.switches.has('json'),
+    playbooks,
+    ownerPid: ownerText === undefined ? undefined : Number(ownerText),
+    idleMs: idle === undefined ? DEFAULT_IDLE_MS : idleTimeoutMs(idle),
+    socket: socket === undefined ? undefined : resolve(socket),
+    requireToken: args.switches.has('require-token'),
+  };
 }
 
 async function serve(settings: ServeSettings): Promise<number> {
   const notify = takeNotifyFd();
+  const owner = takeOwner(settings);
   const root = ownServerDir(settings.dir, true);
   assertFreeDir(root);
   const claim = claimServerDir(root); // exclusive: of two serves started at once, one exits 3 here
   try {
-    return await serveClaimed(settings, root, claim, notify);
+    return await serveClaimed(settings, root, claim, notify, owner);
   } finally {
     claim.release();
   }
@@ -156,8 +192,13 @@ async function serveClaimed(
   root: string,
   claim: DirClaim,
   notify: number | undefined,
+  owner: Owner | undefined,
 ): Promise<number> {
-  const options: MockServerOptions = { strict: settings.strict, listen: settings.listen };
+  const options: MockServerOptions = {
+    strict: settings.strict,
+    listen: settings.socket === undefined ? settings.listen : { path: settings.socket },
+  };
+  if (settings.requireToken) options.requireToken = true;
   if (settings.unmatched) options.unmatched = settings.unmatched;
   const api = await createMockServer(options);
   const playbooks: Playbook[] = [];
@@ -174,16 +215,18 @@ async function serveClaimed(
     await dispose(api);
     throw error;
   }
+  let lifecycle: Lifecycle | undefined;
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
   });
   let control: Awaited<ReturnType<typeof listenControl>>;
   try {
-    control = await listenControl(
-      root,
-      controlHandler(api, () => stop(), playbooks),
-    );
+    const handle = controlHandler(api, () => stop(), playbooks);
+    control = await listenControl(root, (request) => {
+      lifecycle?.touch();
+      return handle(request);
+    });
   } catch (error) {
     await dispose(api);
     throw new ShimkitError(
@@ -193,8 +236,10 @@ async function serveClaimed(
   }
   const info: ServerInfo = { url: api.url, pid: process.pid, startedAt: Date.now() };
   writeAtomic(join(root, SERVER_JSON), `${JSON.stringify(info)}\n`);
-  const text = readyText(api, root, settings.json);
+  lifecycle = watchLifecycle(api, root, owner, settings.idleMs);
+  const text = readyText(api, root, settings);
   process.stdout.write(text);
+  process.stderr.write(startNotice(root, settings, owner?.pid, false));
   if (notify !== undefined) {
     try {
       writeSync(notify, text);
@@ -214,6 +259,11 @@ async function serveClaimed(
     } catch {
       stop(); // D was removed
     }
+    const why = lifecycle?.check();
+    if (why !== undefined) {
+      process.stderr.write(`shimkit serve: stopping: ${why}.\n`);
+      stop();
+    }
     if (!claim.held()) {
       process.stderr.write(
         `shimkit serve: ${join(root, SERVER_LOCK)} is no longer this server's (pid ${process.pid}): stopping.\n`,
@@ -226,20 +276,65 @@ async function serveClaimed(
   for (const signal of signals) process.off(signal, onSignal);
   await control.close();
   await dispose(api);
-  removeIfOurs(join(root, SERVER_JSON));
+  if (lifecycle.ownerGone) {
+    claim.release();
+    removeOwnFiles(root); // no one is left to read them: D goes too, if nothing else is in it
+  } else {
+    removeIfOurs(join(root, SERVER_JSON));
+  }
+  lifecycle.release();
   return ExitCode.ok;
 }
 
 /** The lines for the shell (or the JSON object): what env() sets, and SHIMKIT_SERVER_URL. */
-function readyText(api: MockServer, dir: string, json: boolean): string {
+function readyText(api: MockServer, dir: string, settings: ServeSettings): string {
+  const json = settings.json;
+  if (settings.socket !== undefined) return socketReadyText(api, dir, settings);
   const base = process.env;
   const all = api.env(base);
   const env: Record<string, string> = {};
   const names = Object.keys(all).filter((name) => base[name] !== all[name]);
   for (const name of names) if (!/^no_proxy$/i.test(name)) env[name] = all[name] as string;
   env.SHIMKIT_SERVER_URL = api.url;
+  if (api.token !== undefined) env.SHIMKIT_SERVER_TOKEN = api.token;
   for (const name of names) if (/^no_proxy$/i.test(name)) env[name] = all[name] as string;
   if (json) return `${JSON.stringify({ url: api.url, pid: process.pid, dir, env })}\n`;
+  return Object.entries(env)
+    .map(([name, value]) => `export ${name}=${shQuote(value)}\n`)
+    .join('');
+}
+
+/**
+ * The owner to watch: the one `serve --detach` handed over (the env var,
+ * taken out of the env), else `--owner-pid` (a foreground serve watches
+ * none without it).
+ */
+function takeOwner(settings: ServeSettings): Owner | undefined {
+  const handed = process.env[OWNER_VAR];
+  delete process.env[OWNER_VAR];
+  if (handed !== undefined) return parseOwnerText(handed);
+  if (settings.ownerPid === undefined || settings.ownerPid === 0) return undefined;
+  const owner = ownerOfPid(settings.ownerPid);
+  if (!owner) {
+    throw new UsageError(
+      'serve',
+      `--owner-pid ${settings.ownerPid}: no such process runs. Pass the pid of the process the server should end with (e.g. $$ in a shell), or 0 for none.`,
+    );
+  }
+  return owner;
+}
+
+/**
+ * On a Unix socket there is no base URL for an SDK (env() refuses such a
+ * server): the socket's path, the URL's origin and the token, if any.
+ */
+function socketReadyText(api: MockServer, dir: string, settings: ServeSettings): string {
+  const env: Record<string, string> = {
+    SHIMKIT_SERVER_SOCKET: settings.socket as string,
+    SHIMKIT_SERVER_URL: api.url,
+  };
+  if (api.token !== undefined) env.SHIMKIT_SERVER_TOKEN = api.token;
+  if (settings.json) return `${JSON.stringify({ url: api.url, pid: process.pid, dir, env })}\n`;
   return Object.entries(env)
     .map(([name, value]) => `export ${name}=${shQuote(value)}\n`)
     .join('');

@@ -8,7 +8,7 @@ import { assertOwnDir, NotOwnedError } from '../owner.js';
 import { readStat } from '../proc.js';
 import { hasProcStat } from './host.js';
 import { registryName } from './names.js';
-import { processOwner, threadOwner } from './owner.js';
+import { type Owner, processOwner, threadOwner } from './owner.js';
 
 /**
  * The registry: a small dir per owner in `os.tmpdir()`
@@ -27,7 +27,9 @@ import { processOwner, threadOwner } from './owner.js';
 export type RegistryEntry =
   | { type: 'group'; pgid: number; start: number }
   | { type: 'socket'; path: string; dev: string; ino: string }
-  | { type: 'dir'; path: string };
+  | { type: 'dir'; path: string }
+  /** A detached `shimkit serve` this owner started (see served.ts): its pid (its group's leader), start time and dir. */
+  | { type: 'server'; pid: number; start: number; dir: string };
 
 let registryDir: string | undefined;
 const live = new Set<string>();
@@ -92,6 +94,25 @@ function warnNotOwned(error: NotOwnedError): void {
     `${error.message} Until then, shimkit records nothing there: if this process is killed, the leftover sweep cannot find its process groups, sockets and dirs outside os.tmpdir().`,
     { code: error.code },
   );
+}
+
+/**
+ * Record `entry` in the registry of another process, `owner` (a detached
+ * `shimkit serve` lists itself in the registry of the process that started
+ * it, so that the sweep stops it once that owner is gone). The returned
+ * function removes it again, and the dir when it is then empty. Best effort.
+ */
+export function recordFor(owner: Owner, entry: RegistryEntry): () => void {
+  const dir = join(tmpdir(), registryName(owner));
+  const name = `${entry.type}-${randomBytes(6).toString('hex')}`;
+  if (!write(dir, name, JSON.stringify(entry))) return () => {};
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    unlinkQuietly(join(dir, name));
+    rmdirQuietly(dir); // fails while the owner (or another server of it) still has entries
+  };
 }
 
 /** At exit: this module's entries go (their things were just cleaned up), then the dir if empty. */
@@ -161,6 +182,9 @@ export function parseEntry(value: unknown): RegistryEntry | undefined {
     return { type: 'socket', path: v.path as string, dev: String(v.dev), ino: String(v.ino) };
   }
   if (v.type === 'dir' && text(v.path)) return { type: 'dir', path: v.path as string };
+  if (v.type === 'server' && int(v.pid) && int(v.start) && text(v.dir)) {
+    return { type: 'server', pid: v.pid as number, start: v.start as number, dir: v.dir as string };
+  }
   return undefined;
 }
 

@@ -7,6 +7,7 @@ import { type Host, realHost } from './host.js';
 import { type LeftoverName, parseLeftoverName, randomName, rootNameStem } from './names.js';
 import { type Owner, ownerGone, processOwner, sameProcess } from './owner.js';
 import { type RegistryEntry, readRegistry, unlinkQuietly } from './registry.js';
+import { stopLeftServer } from './servers.js';
 
 /**
  * The sweep (requirement SP-11): temp roots, registries, process groups and socket
@@ -89,12 +90,14 @@ function leftoversIn(parent: string): { path: string; name: LeftoverName }[] {
 /** Process one gone owner's registry: groups, then sockets, then dirs; then the registry itself. */
 function sweepRegistry(dir: string, owner: Owner, host: Host, report: SweepReport): void {
   if (!ours(dir, host)) return;
-  const order: Record<RegistryEntry['type'], number> = { group: 0, socket: 1, dir: 2 };
+  const order: Record<RegistryEntry['type'], number> = { server: 0, group: 1, socket: 2, dir: 3 };
   const entries = readRegistry(dir).sort(
-    (a, b) => (a.entry ? order[a.entry.type] : 3) - (b.entry ? order[b.entry.type] : 3),
+    (a, b) => (a.entry ? order[a.entry.type] : 4) - (b.entry ? order[b.entry.type] : 4),
   );
   for (const { file, entry } of entries) {
-    if (entry?.type === 'group') {
+    if (entry?.type === 'server') {
+      stopLeftServer(entry, host, report);
+    } else if (entry?.type === 'group') {
       if (killLeftGroup(entry, host)) report.killed.push(entry.pgid);
     } else if (entry?.type === 'socket') {
       if (removeSocket(entry)) report.sockets.push(entry.path);
