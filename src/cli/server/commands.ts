@@ -1,12 +1,19 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { ShimkitError } from 'shimkit';
 import { parseArgs, positionals } from '../args.js';
 import type { Command } from '../command.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import { commandModule } from '../run.js';
 import { ask } from './control.js';
-import { isAlive, ownServerDir, readServerInfo, SERVER_JSON, serverDir } from './dir.js';
+import {
+  isAlive,
+  isServerDir,
+  ownServerDir,
+  readServerInfo,
+  SERVER_JSON,
+  serverDir,
+} from './dir.js';
 import { RESPONSE_FLAGS, SERVER_ENQUEUE_FLAGS } from './flags.js';
 import { requestsCommand, serverVerifyCommand } from './log.js';
 import { playbookCommand, toolCallsCommand, toolResultsCommand } from './playbooks.js';
@@ -138,7 +145,7 @@ Examples:
   async run(argv) {
     const args = parseArgs('stop', argv, {});
     const dir = resolve(positionals('stop', args, ['D'])[0] as string);
-    if (!existsSync(join(dir, SERVER_JSON))) {
+    if (!isServerDir(dir)) {
       throw new ShimkitError(
         'ERR_SHIMKIT_NO_SERVER',
         `nothing to stop: no mock server runs in ${dir} (${existsSync(dir) ? `it has no ${SERVER_JSON}` : 'it does not exist'}).`,

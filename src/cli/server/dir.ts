@@ -31,9 +31,59 @@ export function controlAddress(dir: string, platform: NodeJS.Platform = process.
   return join(resolve(dir), CONTROL_SOCK);
 }
 
-/** Whether `dir` is (or was: a server that died leaves it) a `shimkit serve` dir. */
+/**
+ * Whether `dir` is (or was: a server that died leaves it) a `shimkit serve`
+ * dir. A dir this user may not look into (another user's, 0700) is refused
+ * here, naming its owner, rather than taken for a dir without a server.
+ */
 export function isServerDir(dir: string | undefined): dir is string {
-  return dir !== undefined && existsSync(join(dir, SERVER_JSON));
+  if (dir === undefined) return false;
+  try {
+    lstatSync(join(dir, SERVER_JSON));
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') throw notPermitted(resolve(dir), code);
+    return false;
+  }
+}
+
+/**
+ * The refusal for a dir this user cannot look into: the nearest dir on its
+ * path that exists is named with its owner and mode (HT-15), since that is
+ * what keeps this user out.
+ */
+export function notPermitted(root: string, code: string): ShimkitError {
+  let blocker = root;
+  let stat: ReturnType<typeof lstatSync> | undefined;
+  for (let dir = root; ; dir = dirname(dir)) {
+    try {
+      stat = lstatSync(dir);
+      blocker = dir;
+      break;
+    } catch {}
+    if (dirname(dir) === dir) break;
+  }
+  const uid = process.getuid?.();
+  const owner =
+    stat === undefined
+      ? ''
+      : `: ${blocker === root ? 'it' : blocker} belongs to ${userName(stat.uid)}, mode ${(Number(stat.mode) & 0o777).toString(8).padStart(4, '0')}${uid === undefined ? '' : `, and this user is ${userName(uid)}`}`;
+  return new ShimkitError(
+    'ERR_SHIMKIT_NOT_OWNED',
+    `${root} is not this user's to use: permission denied (${code}) looking into it${owner}. A server dir is private to the user who ran \`shimkit serve\`: run this as that user, or pass a dir of your own (mktemp -d).`,
+  );
+}
+
+/** `name (uid N)` from /etc/passwd, or `uid N`. */
+function userName(uid: number | bigint): string {
+  try {
+    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const [name, , id] = line.split(':');
+      if (id === String(uid) && name) return `${name} (uid ${uid})`;
+    }
+  } catch {}
+  return `uid ${uid}`;
 }
 
 /**
@@ -86,7 +136,7 @@ export function ownServerDir(dir: string, create: boolean): string {
   if (process.platform !== 'win32') {
     const uid = process.getuid?.();
     if (uid !== undefined && stat.uid !== uid) {
-      throw refuse(`belongs to uid ${stat.uid}, not to this user (uid ${uid})`);
+      throw refuse(`belongs to ${userName(stat.uid)}, not to this user (${userName(uid)})`);
     }
     if ((stat.mode & 0o022) !== 0) {
       throw refuse(
@@ -101,7 +151,9 @@ function lstatOrUndefined(path: string) {
   try {
     return lstatSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'EACCES' || code === 'EPERM') throw notPermitted(path, code);
     throw error;
   }
 }
