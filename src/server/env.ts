@@ -28,10 +28,10 @@ export const DEFAULT_SERVER_ENV: Readonly<Record<string, string>> = {
 export const SERVER_KEY_VARS: readonly string[] = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'];
 
 /**
- * What NO_PROXY must hold for a loopback server to be reached directly. curl
- * (7.86+) matches `::1` and `[::1]` against the URL's host `[::1]`; python's
- * urllib (proxy_bypass_environment) compares the host without brackets, so
- * it needs `::1`; Go and node's undici take either.
+ * What NO_PROXY must hold for a loopback server to be reached directly, for
+ * `listen: { host: '::1' }` too: curl (7.88) matches the URL's host `[::1]`
+ * against `::1` and not `[::1]`; python's urllib (proxy_bypass_environment)
+ * the other way round. Both are added.
  */
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 

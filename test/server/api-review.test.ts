@@ -78,7 +78,7 @@ describe('env() (HT-01)', () => {
   it('HT-01 the env option: NO_PROXY: null leaves NO_PROXY as the base has it (or out), no_proxy still gets loopback; a string is used as given', async () => {
     const api = await server({ env: { NO_PROXY: null } });
     expect(api.env({})).not.toHaveProperty('NO_PROXY');
-    expect(api.env({})).toMatchObject({ no_proxy: '127.0.0.1,localhost' });
+    expect(api.env({})).toMatchObject({ no_proxy: '127.0.0.1,localhost,::1,[::1]' });
     expect(api.env({ NO_PROXY: 'corp.example' }).NO_PROXY).toBe('corp.example');
     const both = await server({ env: { NO_PROXY: null, no_proxy: null } });
     const env = both.env({ PATH: '/bin' });

@@ -80,8 +80,8 @@ describe('createMockServer: reachable from any process (HT-01)', () => {
     const base = { PATH: '/bin', NO_PROXY: 'example.com,localhost' };
     expect(api.env(base)).toEqual({
       PATH: '/bin',
-      NO_PROXY: 'example.com,localhost,127.0.0.1',
-      no_proxy: '127.0.0.1,localhost',
+      NO_PROXY: 'example.com,localhost,127.0.0.1,::1,[::1]',
+      no_proxy: '127.0.0.1,localhost,::1,[::1]',
       OPENAI_BASE_URL: `${api.url}/v1`,
       ANTHROPIC_BASE_URL: api.url,
       OPENAI_API_KEY: 'shimkit-test',
