@@ -244,7 +244,12 @@ describe('shimkit serve, expect, enqueue, requests, verify, stop (HT-10)', () =>
     expect(got.stdout.toString()).toContain('event: response.completed');
     child.kill('SIGTERM');
     const exit = await done;
-    expect([exit.code, exit.signal, exit.stderr.toString()]).toEqual([0, null, '']);
+    // stderr has only the start notice (HT-13): a foreground serve watches no owner without --owner-pid.
+    expect([exit.code, exit.signal, exit.stderr.toString()]).toEqual([
+      0,
+      null,
+      `shimkit serve: pid ${child.pid} serves ${ready.url}; it stops with \`shimkit stop ${d}\`, or after 30m without a request or a command (--idle-timeout).\n`,
+    ]);
     expect(existsSync(join(d, 'server.json'))).toBe(false);
     expect(existsSync(join(d, 'control.sock'))).toBe(false);
     expect((await curl([`${ready.url}/x`])).code).toBe(7); // nothing listens there any more
