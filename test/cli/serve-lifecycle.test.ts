@@ -130,13 +130,16 @@ describe('a detached server ends with its owner, when idle, and is swept (HT-13)
     expect(usage.stderr.toString()).toMatch(/--idle-timeout takes a duration with its unit/);
   });
 
-  it('HT-13 the owner is the parent of serve --detach, seen through npx and npm exec (and their sh -c)', () => {
+  it('HT-13 the owner is the parent of serve --detach, seen through npx and npm exec (and their sh -c) and the subshell of a command substitution', () => {
     const procs: Record<number, { ppid: number; argv: string[] }> = {
       50: { ppid: 40, argv: ['sh', '-c', 'shimkit serve --dir d --detach'] },
       40: { ppid: 30, argv: ['npm exec shimkit serve --dir d --detach'] },
       30: { ppid: 1, argv: ['bash'] },
       60: { ppid: 30, argv: ['node', '/usr/lib/node_modules/npm/bin/npx-cli.js', 'shimkit'] },
       70: { ppid: 30, argv: ['bash', '-c', 'eval "$(shimkit serve --dir d --detach)"'] },
+      // bats: the subshell of `ready=$(shimkit serve …)`, a fork of the test's bash.
+      90: { ppid: 80, argv: ['bash', '/usr/lib/bats-core/bats-exec-test', 'x.bats'] },
+      80: { ppid: 30, argv: ['bash', '/usr/lib/bats-core/bats-exec-test', 'x.bats'] },
     };
     const read = (path: string) => {
       const m = /^\/proc\/(\d+)\/(stat|cmdline)$/.exec(path);
@@ -148,5 +151,6 @@ describe('a detached server ends with its owner, when idle, and is swept (HT-13)
     expect(callerPid(60, read)).toBe(30);
     expect(callerPid(70, read)).toBe(70);
     expect(callerPid(30, read)).toBe(30);
+    expect(callerPid(90, read)).toBe(80);
   });
 });

@@ -10,7 +10,8 @@ import { UsageError } from '../exit-codes.js';
  * is gone, or after an idle time with no request and no command.
  *
  * The owner of `serve --detach` is the process that ran it (its parent —
- * the test, the shell that evals its lines), seen through package runners:
+ * the test, the shell that evals its lines; past the subshell of a command
+ * substitution, a fork with its parent's command line), seen through package runners:
  * under `npx shimkit …`, `npm exec`, `pnpm exec`, `yarn` or `bunx` the runner
  * (and a `sh -c` it ran the bin with) exits or lives with the command, so
  * the owner is the process that ran the runner. `--owner-pid PID` names
@@ -35,16 +36,24 @@ export function callerPid(
 ): number {
   let pid = ppid;
   for (let step = 0; step < 8; step++) {
-    const argv = (read(`/proc/${pid}/cmdline`) ?? '').split('\0');
+    const argv = read(`/proc/${pid}/cmdline`) ?? '';
     const parent = parentOf(pid, read);
     if (parent === undefined || parent <= 1) return pid;
-    if (isRunner(argv)) {
+    const parentArgv = read(`/proc/${parent}/cmdline`) ?? '';
+    // A fork that did not exec — the subshell of `$(shimkit serve …)` when bash cannot exec in
+    // place (bats, traps) — has its parent's very command line, and ends with the substitution.
+    if (argv !== '' && argv === parentArgv) {
+      pid = parent;
+      continue;
+    }
+    if (isRunner(argv.split('\0'))) {
       pid = parent;
       continue;
     }
     // `sh -c 'shimkit …'`, as a runner starts a bin: its owner is the runner's.
-    const shell = SHELLS.test(basename(argv[0]?.split(' ')[0] ?? '')) && argv[1] === '-c';
-    if (shell && isRunner((read(`/proc/${parent}/cmdline`) ?? '').split('\0'))) {
+    const words = argv.split('\0');
+    const shell = SHELLS.test(basename(words[0]?.split(' ')[0] ?? '')) && words[1] === '-c';
+    if (shell && isRunner(parentArgv.split('\0'))) {
       pid = parent;
       continue;
     }
