@@ -13,6 +13,8 @@ export const cleanCommand: Command = {
   help: `Remove temp dirs, proxy socket files and process groups left by shimkit users that
 died without cleaning up (SIGKILL, a crashed worker): only what belongs to a process
 that is gone, and to you. Dirs made with keep (\`shimkit mock --dir\`) are never touched.
+A detached \`shimkit serve\` whose owner is gone (and that has not stopped by itself)
+is killed, its files removed, and its dir too if nothing else is in it.
 shimkit does this by itself once per process; this runs it now (sweepLeftovers()).
 
 Options:

@@ -39,15 +39,18 @@ const DIR_CHECK_MS = 500;
 export const serveCommand: Command = {
   name: 'serve',
   usage:
-    'shimkit serve --dir D [--port N] [--host H] [--strict] [--unmatched fail|echo] [--playbook FILE]... [--detach] [--json]',
+    'shimkit serve --dir D [--port N] [--host H | --socket PATH] [--require-token] [--strict] [--unmatched fail|echo] [--playbook FILE]... [--detach] [--owner-pid PID] [--idle-timeout DURATION] [--json]',
   help: `Run a mock HTTP/SSE server (createMockServer) for the program under test, until
-SIGINT, SIGTERM, \`shimkit stop D\`, or D is removed (checked every 500 ms). Once it
-listens it prints the variables the OpenAI and Anthropic SDKs read, for the shell to eval:
+SIGINT, SIGTERM, \`shimkit stop D\`, D is removed (checked every 500 ms), its owner
+exits, or it was idle for --idle-timeout. Once it listens it prints the variables the
+OpenAI and Anthropic SDKs read, for the shell to eval:
   export OPENAI_BASE_URL=http://127.0.0.1:PORT/v1
   export ANTHROPIC_BASE_URL=http://127.0.0.1:PORT
-  export OPENAI_API_KEY=shimkit-test  (and ANTHROPIC_API_KEY)
+  export OPENAI_API_KEY=shimkit-test  (and ANTHROPIC_API_KEY; with --require-token the token)
   export SHIMKIT_SERVER_URL=http://127.0.0.1:PORT
-  export NO_PROXY=…,127.0.0.1,localhost  (and no_proxy: clients then skip any HTTP proxy)
+  export NO_PROXY=…,127.0.0.1,localhost,::1,[::1]  (and no_proxy: clients skip any HTTP proxy)
+and on stderr what it is bound to and what ends it (with a warning for a bind beyond
+loopback, such as --host 0.0.0.0, which other machines can reach).
 Script it with \`shimkit expect D\`, \`shimkit enqueue D\` and \`shimkit playbook D FILE\`
 (or --playbook here), read what it got with \`shimkit requests D\`, \`shimkit tool-calls D\`
 and \`shimkit tool-results D\`, check with \`shimkit verify D\`. D (made 0700 if missing; else a
@@ -55,10 +58,24 @@ private dir of yours) holds server.json {"url","pid","startedAt"}, control.sock 
 server.lock (its claim: one serve per dir, a second exits 3) while it runs (removed when
 it stops), and server.log for --detach.
 
+A detached server ends with its owner: the process that ran \`shimkit serve --detach\` (the
+test, or the shell that evals its lines; under npx, npm/pnpm exec, yarn or bunx, the process
+that ran those), or --owner-pid. It then removes its files, and D if nothing else is in it.
+If it cannot see its owner go, \`shimkit clean\` (and shimkit's own leftover sweep) stops it
+once the owner is gone.
+
 Options:
   --dir D              the server's dir (required)
   --port N             the TCP port (default 0: a free one, in the printed URL)
-  --host H             the address to listen on (default 127.0.0.1)
+  --host H             the address to listen on (default 127.0.0.1); any local user can
+                       reach a loopback port, and other machines a wider one
+  --socket PATH        listen on a Unix socket instead of TCP (put it in a 0700 dir, such
+                       as D: then only you can connect); prints SHIMKIT_SERVER_SOCKET and
+                       SHIMKIT_SERVER_URL (http://localhost) instead of base URLs:
+                       curl --unix-socket "$SHIMKIT_SERVER_SOCKET" http://localhost/v1/models
+  --require-token      serve only requests carrying a random token (printed as the API
+                       keys and SHIMKIT_SERVER_TOKEN) as "authorization: Bearer TOKEN" or
+                       "x-api-key: TOKEN"; others get 401 and take nothing scripted
   --strict             \`verify\` also fails for requests no scripted response answered
   --unmatched MODE     a request nothing answers gets "fail" (default: a 500 naming the
                        closest expectation) or "echo" (its own body back)
@@ -67,13 +84,20 @@ Options:
                        may be given more than once
   --detach             start the server in the background (its own process group, output
                        to D/server.log), print the lines once it listens, and exit 0
+  --owner-pid PID      the process the server ends with (default with --detach: the one
+                       that ran this command; 0: none; without --detach: none)
+  --idle-timeout DURATION
+                       stop after this long with no request and no command, such as 30m,
+                       90s, 2h or 500ms (default 30m; 0: never)
   --json               print {"url","pid","dir","env"} instead of export lines
 
 Examples:
   eval "$(shimkit serve --dir "$BATS_TEST_TMPDIR/api" --detach)"
   shimkit serve --dir /tmp/api --port 8080 --strict
   eval "$(shimkit serve --dir "$D" --playbook agent.json --strict --detach)"
-  shimkit serve --dir /tmp/api --detach --json`,
+  eval "$(shimkit serve --dir "$D" --require-token --detach)"
+  eval "$(shimkit serve --dir "$D" --socket "$D/api.sock" --detach)"
+  shimkit serve --dir /tmp/api --detach --owner-pid $$ --idle-timeout 2h --json`,
   async run(argv) {
     const args = parseArgs('serve', argv, {
       dir: { kind: 'value', value: 'D' },
