@@ -96,6 +96,9 @@ describe.skipIf(!canSwitch)('shimkit serve on a shared host (HT-15)', () => {
       { claimedBy: null, response: { status: 401 }, error: expect.stringMatching(/refused/) },
       { claimedBy: 'expect#1', response: { status: 200 } },
     ]);
+    expect((await shimkitOk(['requests', d])).split('\n')[0]).toMatch(
+      /^#1 POST \/v1\/chat\/completions → 401 \d+ bytes complete \(refused: no token\)$/,
+    );
     await shimkitOk(['verify', d]);
   });
 

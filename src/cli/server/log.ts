@@ -26,7 +26,7 @@ export const requestsCommand: Command = {
   #1 POST /v1/chat/completions → 200 sse 6 events complete (plan)
   #2 GET /v1/models → 500 362 bytes complete (unmatched)
 (the status, what was sent, how it ended: complete, cut or client-abort, and what answered
-it: the expectation's name, fifo#<n>, or unmatched).
+it: the expectation's name, fifo#<n>, unmatched, or "refused: no token" under --require-token).
 
 Options:
   --json   print a JSON array instead, one object per request: {"seq","method","path",
@@ -59,7 +59,10 @@ export function describeRequest(r: RequestJson): string {
   const sent = events > 0 ? `sse ${plural(events, 'event')}` : plural(bytesSent, 'byte');
   const answer =
     status === null ? 'no response yet' : `${status} ${sent} ${endedBy ?? 'in progress'}`;
-  return `#${r.seq} ${what} → ${answer} (${r.claimedBy ?? 'unmatched'})`;
+  // A request refused for want of the token (HT-15) took nothing: it was not unmatched either.
+  const refused =
+    r.claimedBy === null && r.response.status === 401 && /^shimkit: refused /.test(r.error ?? '');
+  return `#${r.seq} ${what} → ${answer} (${r.claimedBy ?? (refused ? 'refused: no token' : 'unmatched')})`;
 }
 
 /** `shimkit verify D` for a server dir: every scripted response used (and, --strict, every request answered). */

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { readStat } from '../proc.js';
 import { hasProcStat, realHost } from './host.js';
 import { type Owner, ownerGone, processOwner } from './owner.js';
@@ -42,6 +43,17 @@ export function parseOwnerText(text: string | undefined): Owner | undefined {
   return { pid: Number(m[1]), start: Number(m[2]), scope: m[3] as string };
 }
 
+/** Whether process `pid` runs as this user (where /proc tells; elsewhere assumed). */
+function sameUser(pid: number): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined || !hasProcStat(process.platform)) return true;
+  try {
+    return statSync(`/proc/${pid}`).uid === uid;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether `owner` is certainly gone (see ownerGone). */
 export function isOwnerGone(owner: Owner): boolean {
   return ownerGone(owner);
@@ -52,8 +64,15 @@ export function removeOwnFiles(dir: string): void {
   removeServerFiles(dir, process.pid, realHost());
 }
 
-/** List this process (a detached server in its own group) in `owner`'s registry; returns the removal. */
+/**
+ * List this process (a detached server in its own group) in `owner`'s
+ * registry; returns the removal. Not for an owner of another user (`sudo
+ * shimkit serve`, or `--owner-pid` of another user's process): a registry
+ * dir this user made under that owner's name would be refused by the owner
+ * as another user's (SEC-03). The server still watches such an owner itself.
+ */
 export function listServer(owner: Owner, dir: string): () => void {
+  if (!sameUser(owner.pid)) return () => {};
   const self = processOwner();
   return recordFor(owner, { type: 'server', pid: self.pid, start: self.start, dir });
 }
