@@ -22,6 +22,12 @@ describe('createMockServer types (HT-01, HT-03, HT-06, HT-07)', () => {
     expectTypeOf<MockServer['env']>().returns.toEqualTypeOf<Record<string, string>>();
   });
 
+  it('HT-15 requireToken is a boolean option; token is a string or undefined', () => {
+    expectTypeOf<{ requireToken: true }>().toMatchTypeOf<MockServerOptions>();
+    expectTypeOf<{ requireToken: 'yes' }>().not.toMatchTypeOf<MockServerOptions>();
+    expectTypeOf<MockServer['token']>().toEqualTypeOf<string | undefined>();
+  });
+
   it('HT-03 options and matches take what the SPEC names', () => {
     expectTypeOf<{ strict: true; unmatched: 'fail' }>().toMatchTypeOf<MockServerOptions>();
     expectTypeOf<{ listen: { path: string } }>().toMatchTypeOf<MockServerOptions>();
