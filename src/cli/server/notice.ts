@@ -16,7 +16,12 @@ export function startNotice(
   ownerPid: number | undefined,
   warn: boolean,
 ): string {
-  const info = readServerInfo(root);
+  let info: { url: string; pid: number };
+  try {
+    info = readServerInfo(root);
+  } catch {
+    return ''; // gone already (stopped at once): nothing to say
+  }
   const bound = boundText(settings, info.url);
   const ends = [`\`shimkit stop ${shQuote(root)}\``];
   if (ownerPid !== undefined) ends.push(`when process ${ownerPid} (its owner) exits`);
