@@ -145,7 +145,12 @@ export function watchLifecycle(
         return `its owner, process ${owner.pid}, is gone (it started \`shimkit serve --detach\`; pass --owner-pid to choose another)`;
       }
       if (idleMs === 0) return undefined;
-      const entry = api.lastRequest();
+      let entry: ReturnType<MockServer['lastRequest']>;
+      try {
+        entry = api.lastRequest();
+      } catch {
+        entry = undefined; // a failed worker: the control commands say so; idle time runs on
+      }
       if (entry !== undefined && (entry !== seen || entry.response?.endedAt === undefined)) {
         seen = entry;
         last = Date.now();
