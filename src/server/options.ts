@@ -162,6 +162,12 @@ export function resolveServerOptions(options: MockServerOptions | undefined): Se
     throw optionError(WHERE, 'requireToken', 'true or false', o.requireToken);
   }
   const bodyLimitBytes = bytes('bodyLimitBytes', o.bodyLimitBytes, 64 * 1024 * 1024, 1);
+  const cassette = o.cassette === undefined ? undefined : resolveServerCassette(o.cassette, WHERE);
+  if (o.requireToken === true && cassette !== undefined && cassette.mode !== 'replay') {
+    throw new InvalidOptionError(
+      `The \`requireToken\` option of ${WHERE} cannot go with a cassette that records (mode '${cassette.mode}'): the program's API key would be the server's token, and the upstream needs the real one. Record without requireToken (on a host of your own), then replay with it (mode: 'replay').`,
+    );
+  }
   return {
     strict: o.strict ?? false,
     unmatched,
@@ -171,7 +177,7 @@ export function resolveServerOptions(options: MockServerOptions | undefined): Se
     logBodyBytes: bytes('logBodyBytes', o.logBodyBytes, 1024 * 1024, 0),
     fifoMethods: fifoMethods(o.fifoMethods),
     env: resolveEnv(o.env),
-    cassette: o.cassette === undefined ? undefined : resolveServerCassette(o.cassette, WHERE),
+    cassette,
     requireToken: o.requireToken ?? false,
   };
 }

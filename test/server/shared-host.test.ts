@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createMockServer, InvalidOptionError } from '../../src/index.js';
-import { python3, runCommand } from '../helpers/index.js';
+import { python3, runCommand, testDir } from '../helpers/index.js';
 import { server } from '../helpers/server.js';
 
 const PY_CLIENT = fileURLToPath(new URL('../fixtures/http_client.py', import.meta.url));
@@ -120,6 +122,17 @@ describe('requireToken (HT-15)', () => {
     );
     const api = await server();
     expect(api.token).toBeUndefined();
+  });
+
+  it('HT-15 requireToken with a cassette that records is refused (the upstream would get the token as the key); with a replay it is taken', async () => {
+    const path = join(testDir(), 'chat.cassette.json');
+    const recording = { path, mode: 'record', upstream: 'http://127.0.0.1:9' } as const;
+    await expect(createMockServer({ requireToken: true, cassette: recording })).rejects.toThrow(
+      "The `requireToken` option of createMockServer() cannot go with a cassette that records (mode 'record'): the program's API key would be the server's token, and the upstream needs the real one. Record without requireToken (on a host of your own), then replay with it (mode: 'replay').",
+    );
+    writeFileSync(path, JSON.stringify({ version: 1, kind: 'http', interactions: [] }));
+    const api = await server({ requireToken: true, cassette: { path, mode: 'replay' } });
+    expect(api.token).toMatch(/^shimkit-/);
   });
 });
 
