@@ -70,7 +70,7 @@ async function start(settings: ServerSettings, createdAt?: string): Promise<Mock
   if (cassette) workerSettings.cassette = wireCassette(cassette);
   const recording =
     cassette && cassette.mode !== 'replay' ? new CassetteRecording(cassette) : undefined;
-  const mirror = new Mirror();
+  const mirror = new Mirror(settings.logBodyBudgetBytes);
   let ready: (value: Ready) => void = () => {};
   const listening = new Promise<Ready>((resolve) => {
     ready = resolve;

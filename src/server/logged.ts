@@ -134,6 +134,19 @@ export function liveRequest(entry: WireEntry, sync: (() => void) | undefined): L
   return { request, patch };
 }
 
+const NO_BODY = Buffer.alloc(0);
+
+/** Drop an entry's body (the log's body budget): `body` empty, `json` undefined, `bodyBytes` kept. */
+export function dropBody(request: LoggedRequest): void {
+  request.body = NO_BODY;
+  request.bodyDropped = true;
+  const state = (request as unknown as { [STATE]?: LiveState })[STATE];
+  if (state) {
+    state.body = NO_BODY;
+    state.parsed = undefined;
+  }
+}
+
 /** `#3 POST /v1/chat/completions → 'plan', 200, complete` */
 export function formatRequest(request: LoggedRequest): string {
   const by = request.claimedBy === null ? 'unmatched' : `'${request.claimedBy}'`;

@@ -1,4 +1,4 @@
-import { type LiveRequest, liveRequest } from './logged.js';
+import { dropBody, type LiveRequest, liveRequest } from './logged.js';
 import type { PlaybookState } from './playbook/state.js';
 import { applyNews } from './playbook/state.js';
 import type { PlaybookNews } from './playbook/wire.js';
@@ -10,6 +10,11 @@ import type { LoggedRequest } from './types.js';
  * log, and per expectation and FIFO entry how often it was claimed, rebuilt
  * from the worker's events in order. An event of an older generation (a
  * request still running when `reset()` came) is dropped.
+ *
+ * What a read needs is kept as it goes, so no read walks the log: the
+ * count of responses not finished (settle.ts), and the bodies kept, oldest
+ * first, for the `logBodyBudgetBytes` budget: past it the oldest bodies are
+ * dropped (`bodyDropped`), counted in `bodiesDropped`.
  */
 
 /** The uses that satisfy `times` (`'always'`, Infinity here, asks for one). */
@@ -61,6 +66,8 @@ export interface HoldState {
 interface Meta {
   claim: WireClaim;
   unmatched: boolean;
+  /** Its response has no `endedAt` yet. */
+  running: boolean;
 }
 
 export class Mirror {
@@ -74,12 +81,26 @@ export class Mirror {
   readonly playbooks = new Map<number, PlaybookState>();
   /** What a read of an entry's `response` or `error` does first: read the worker's journal. */
   sync: () => void = () => {};
+  /** Entries whose response has no `endedAt` yet. */
+  unfinished = 0;
+  /** Bodies dropped for the budget since the last reset. */
+  bodiesDropped = 0;
+  readonly #budget: number;
+  /** Entries with a body, oldest first, from `#keptHead` on. */
+  #kept: LoggedRequest[] = [];
+  #keptHead = 0;
+  #keptBytes = 0;
   /** Called after every event applied (the waits check their condition). */
   onChange: () => void = () => {};
   /** A question of the worker for the test's thread. */
   onAsk: (event: Extract<ServerEvent, { type: 'ask' }>) => void = () => {};
   /** The worker stopped waiting for a question. */
   onAskDropped: (ask: number) => void = () => {};
+
+  /** `bodyBudget`: the bytes of request bodies the log keeps in all (`logBodyBytes` each). */
+  constructor(bodyBudget = Number.POSITIVE_INFINITY) {
+    this.#budget = bodyBudget;
+  }
 
   apply(event: ServerEvent): void {
     if ('gen' in event && event.gen !== this.gen) return;
@@ -89,9 +110,12 @@ export class Mirror {
         const live = liveRequest(entry, () => this.sync());
         const request = live.request;
         this.#insert(request);
+        const running = entry.endedAt === undefined;
+        if (running) this.unfinished++;
+        this.#keep(request);
         this.#bySeq.set(entry.seq, {
           live,
-          meta: { claim: entry.claim, unmatched: entry.unmatched },
+          meta: { claim: entry.claim, unmatched: entry.unmatched, running },
         });
         const claim = entry.claim;
         if (claim && 'expect' in claim) {
@@ -115,6 +139,10 @@ export class Mirror {
         const known = this.#bySeq.get(event.seq);
         if (!known) break;
         known.live.patch(event.patch);
+        if (known.meta.running && event.patch.endedAt !== undefined) {
+          known.meta.running = false;
+          this.unfinished--;
+        }
         if (event.patch.requeued) this.#givenBack(known.live.request, known.meta.claim);
         break;
       }
@@ -151,6 +179,11 @@ export class Mirror {
     this.gen = gen;
     this.entries.length = 0;
     this.#bySeq.clear();
+    this.unfinished = 0;
+    this.bodiesDropped = 0;
+    this.#kept = [];
+    this.#keptHead = 0;
+    this.#keptBytes = 0;
     this.expectations.clear();
     this.fifo = [];
     this.holds.clear();
@@ -175,6 +208,24 @@ export class Mirror {
   #news(id: number, json: string): void {
     const state = this.playbooks.get(id);
     if (state) for (const news of JSON.parse(json) as PlaybookNews[]) applyNews(state, news);
+  }
+
+  /** Count `request`'s body against the budget; drop the oldest bodies past it. */
+  #keep(request: LoggedRequest): void {
+    if (request.body.length === 0) return;
+    this.#kept.push(request);
+    this.#keptBytes += request.body.length;
+    while (this.#keptBytes > this.#budget && this.#keptHead < this.#kept.length) {
+      const oldest = this.#kept[this.#keptHead] as LoggedRequest;
+      this.#kept[this.#keptHead++] = undefined as unknown as LoggedRequest;
+      this.#keptBytes -= oldest.body.length;
+      dropBody(oldest);
+      this.bodiesDropped++;
+    }
+    if (this.#keptHead > 1024 && this.#keptHead * 2 > this.#kept.length) {
+      this.#kept = this.#kept.slice(this.#keptHead);
+      this.#keptHead = 0;
+    }
   }
 
   #insert(request: LoggedRequest): void {

@@ -87,6 +87,15 @@ export interface MockServerOptions {
    */
   fifoMethods?: readonly string[] | 'any';
   /**
+   * How many bytes of request bodies the log keeps in all. Past it, the
+   * oldest entries lose their bodies (`body` empty, `bodyDropped: true`;
+   * `bodyBytes` and the rest of the entry stay), so a long run keeps the
+   * latest bodies within a bounded memory.
+   * @default 268435456 (256 MiB)
+   * @example createMockServer({ logBodyBytes: 64 * 1024, logBodyBudgetBytes: 16 * 1024 * 1024 })
+   */
+  logBodyBudgetBytes?: number;
+  /**
    * Variables `env()` adds or changes: a value (`'{url}'` in it is the
    * server's URL), used as given, or `null` to leave out one of the defaults
    * (the variable is then as the base env has it, or absent). NO_PROXY and
@@ -122,6 +131,7 @@ export interface ServerSettings {
   logBodyBytes: number;
   /** Upper case; undefined: any. */
   fifoMethods: string[] | undefined;
+  logBodyBudgetBytes: number;
   env: Record<string, string | null>;
   cassette: CassetteSettings | undefined;
   requireToken: boolean;
@@ -137,6 +147,7 @@ const KEYS = [
   'bodyLimitBytes',
   'logBodyBytes',
   'fifoMethods',
+  'logBodyBudgetBytes',
   'env',
 ];
 /** What the FIFO answers unless told otherwise: the methods a scripted response makes sense for. */
@@ -176,6 +187,7 @@ export function resolveServerOptions(options: MockServerOptions | undefined): Se
     bodyLimitBytes,
     logBodyBytes: bytes('logBodyBytes', o.logBodyBytes, 1024 * 1024, 0),
     fifoMethods: fifoMethods(o.fifoMethods),
+    logBodyBudgetBytes: bytes('logBodyBudgetBytes', o.logBodyBudgetBytes, 256 * 1024 * 1024, 0),
     env: resolveEnv(o.env),
     cassette,
     requireToken: o.requireToken ?? false,

@@ -35,7 +35,7 @@ export class Settler {
   /** Settle if a logged response is unfinished (after a drain, which the caller made). */
   settle(): void {
     if (this.#link.failure) return;
-    if (!this.#mirror.entries.some((r) => r.response.endedAt === undefined)) return;
+    if (this.#mirror.unfinished === 0) return;
     const n = ++this.#n;
     const flag = this.#flag;
     this.#link.post({ type: 'sync', flag, n });

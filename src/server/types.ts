@@ -163,6 +163,12 @@ export interface LoggedRequest {
    * read when the limit was crossed (the rest is not read).
    */
   bodyBytes: number;
+  /**
+   * `true` when the log dropped this body to stay within
+   * `logBodyBudgetBytes` (older bodies go first): `body` is then empty and
+   * `json` undefined; `bodyBytes` still counts it. Absent otherwise.
+   */
+  bodyDropped?: true;
   /** The body parsed as JSON (decoded as UTF-8, an invalid sequence as U+FFFD), or undefined if it is not JSON. */
   json: unknown;
   /** `Date.now()` when its headers were in. */
