@@ -10,8 +10,14 @@ import { controlAddress, isAlive, readServerInfo } from './dir.js';
  * `D/control.sock` (0600, in a 0700 dir), a named pipe on Windows. One JSON
  * request per connection, one line each way: the command writes
  * `{"op":…}\n`, the server answers `{"ok":true,…}\n` or
- * `{"ok":false,"error":{name,code,message}}\n` and closes.
+ * `{"ok":false,"error":{name,code,message}}\n` and closes. An answer may
+ * stream: after its first line come more JSON lines (one log entry each,
+ * `shimkit requests`), written as the socket drains, so neither side holds
+ * them all.
  */
+
+/** The key of an answer's items, each sent as one more JSON line after the first (not in that line). */
+export const LINES: unique symbol = Symbol('lines');
 
 export type ControlRequest =
   | {
@@ -24,11 +30,19 @@ export type ControlRequest =
   /** A playbook in its JSON form (PB-07). */
   | { op: 'playbook'; playbook: unknown }
   | { op: 'playbooks' }
-  | { op: 'requests' }
+  /** The log from after seq `since`, at most `limit` entries, streamed (LINES). */
+  | { op: 'requests'; since?: number; limit?: number }
+  | { op: 'reset' }
+  | { op: 'wait-requests'; n: number; timeoutMs?: number }
+  | { op: 'hold'; match?: Record<string, unknown>; options: Record<string, unknown> }
+  | { op: 'release'; hold?: string; response?: unknown }
   | { op: 'verify' }
   | { op: 'stop' };
 
 export type ControlAnswer = { ok: true; [key: string]: unknown } | { ok: false; error: WireError };
+
+/** What a handler answers: the first line's fields, and maybe LINES to stream after it. */
+export type ControlReply = Record<string, unknown> & { [LINES]?: Iterable<unknown> };
 
 export interface WireError {
   name: string;
@@ -61,7 +75,22 @@ function withFittingPath<T>(path: string, use: (path: string) => T, stay = false
 }
 
 /** Send one request to the server of `dir` and resolve with its answer (`ok: true`); its error is thrown. */
-export async function ask(dir: string, request: ControlRequest): Promise<Record<string, unknown>> {
+export function ask(dir: string, request: ControlRequest): Promise<Record<string, unknown>> {
+  return askLines(dir, request, undefined);
+}
+
+/**
+ * `ask`, for an answer that streams: each line after the first goes to
+ * `onLine` as JSON text, in order; a promise it returns (stdout is full)
+ * pauses the socket until it settles. Resolves with the first line's answer
+ * once the server closed.
+ */
+export async function askLines(
+  dir: string,
+  request: ControlRequest,
+  onLine: ((json: string) => Promise<void> | undefined) | undefined,
+  answerMs = ANSWER_MS,
+): Promise<Record<string, unknown>> {
   const info = readServerInfo(dir);
   const address = controlAddress(dir);
   const text = await new Promise<string>((resolve, reject) => {
@@ -72,27 +101,70 @@ export async function ask(dir: string, request: ControlRequest): Promise<Record<
       reject(error);
       return;
     }
-    let got = '';
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(
-        new ShimkitError(
-          'ERR_SHIMKIT_SERVER_CONTROL',
-          `the mock server of ${dir} (pid ${info.pid}) did not answer within ${ANSWER_MS} ms on ${address}.`,
-        ),
-      );
-    }, ANSWER_MS);
+    let head: string | undefined;
+    let buffer = '';
+    let busy = false;
+    let ended = false;
+    let timer: NodeJS.Timeout | undefined;
+    const quiet = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        socket.destroy();
+        reject(
+          new ShimkitError(
+            'ERR_SHIMKIT_SERVER_CONTROL',
+            `the mock server of ${dir} (pid ${info.pid}) did not answer within ${answerMs} ms on ${address}.`,
+          ),
+        );
+      }, answerMs);
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      resolve(head ?? buffer);
+    };
+    const pump = () => {
+      let from = 0;
+      for (;;) {
+        const end = buffer.indexOf('\n', from);
+        if (end === -1) break;
+        const line = buffer.slice(from, end);
+        from = end + 1;
+        if (head === undefined) {
+          head = line;
+          continue;
+        }
+        const wait = onLine?.(line);
+        if (wait) {
+          buffer = buffer.slice(from);
+          busy = true;
+          socket.pause();
+          clearTimeout(timer);
+          wait.then(() => {
+            busy = false;
+            quiet();
+            socket.resume();
+            pump();
+          }, reject);
+          return;
+        }
+      }
+      buffer = buffer.slice(from);
+      if (ended) finish();
+    };
+    quiet();
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
-      got += chunk;
+      quiet();
+      buffer += chunk;
+      if (!busy) pump();
     });
     socket.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
     });
     socket.on('end', () => {
-      clearTimeout(timer);
-      resolve(got);
+      ended = true;
+      if (!busy) pump();
     });
     socket.write(`${JSON.stringify(request)}\n`);
   }).catch((error: NodeJS.ErrnoException) => {
@@ -147,7 +219,7 @@ export function toWire(error: unknown): WireError {
  */
 export async function listenControl(
   dir: string,
-  handle: (request: ControlRequest) => Promise<Record<string, unknown>>,
+  handle: (request: ControlRequest) => Promise<ControlReply>,
 ): Promise<{ address: string; close(): Promise<void> }> {
   const address = controlAddress(dir);
   removeSocket(address);
@@ -166,13 +238,13 @@ export async function listenControl(
       if (end === -1) return;
       waiting.delete(socket);
       socket.pause();
-      answer(got.slice(0, end)).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
+      answer(got.slice(0, end)).then((reply) => send(socket, reply));
     });
     socket.on('end', () => {
       if (waiting.has(socket)) socket.destroy(); // closed before a whole request
     });
   });
-  const answer = async (line: string): Promise<ControlAnswer> => {
+  const answer = async (line: string): Promise<ControlAnswer & { [LINES]?: Iterable<unknown> }> => {
     try {
       return { ok: true, ...(await handle(JSON.parse(line) as ControlRequest)) };
     } catch (error) {
@@ -198,6 +270,39 @@ export async function listenControl(
         });
       }),
   };
+}
+
+/** Write `reply` (and its LINES, each once the socket drained) and end the connection. */
+async function send(
+  socket: Socket,
+  reply: ControlAnswer & { [LINES]?: Iterable<unknown> },
+): Promise<void> {
+  const lines = reply[LINES];
+  if (lines === undefined) {
+    socket.end(`${JSON.stringify(reply)}\n`);
+    return;
+  }
+  socket.write(`${JSON.stringify(reply)}\n`);
+  try {
+    for (const item of lines) {
+      if (socket.destroyed) return;
+      if (!socket.write(`${JSON.stringify(item)}\n`)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            socket.off('drain', done);
+            socket.off('close', done);
+            resolve();
+          };
+          socket.on('drain', done);
+          socket.on('close', done);
+        });
+      }
+    }
+  } catch (error) {
+    socket.destroy(error as Error); // the command sees the connection cut, not a short log
+    return;
+  }
+  socket.end();
 }
 
 function removeSocket(address: string): void {

@@ -15,6 +15,9 @@ export interface ServeSettings {
   strict: boolean;
   unmatched: 'fail' | 'echo' | undefined;
   json: boolean;
+  /** `--log-body-bytes`, `--log-body-budget` (bytes). */
+  logBodyBytes: number | undefined;
+  logBodyBudget: number | undefined;
   /** `--playbook` files: absolute paths, each with its JSON as read (PB-07). */
   playbooks: Array<{ path: string; json: unknown }>;
   /** `--owner-pid`: undefined for the default (see lifecycle.ts), 0 for none. */
@@ -65,6 +68,10 @@ export async function detach(settings: ServeSettings): Promise<number> {
   if (settings.unmatched !== undefined) argv.push('--unmatched', settings.unmatched);
   if (settings.json) argv.push('--json');
   argv.push('--idle-timeout', settings.idleMs === 0 ? '0' : `${settings.idleMs}ms`);
+  if (settings.logBodyBytes !== undefined)
+    argv.push('--log-body-bytes', String(settings.logBodyBytes));
+  if (settings.logBodyBudget !== undefined)
+    argv.push('--log-body-budget', String(settings.logBodyBudget));
   settings.playbooks.forEach((playbook, i) => {
     // A pipe (`--playbook <(…)`) was read here already: the server gets a copy in D.
     argv.push(

@@ -9,7 +9,7 @@ import {
   ShimkitError,
   UnusedResponsesError,
 } from 'shimkit';
-import type { ControlRequest } from './control.js';
+import { type ControlReply, type ControlRequest, LINES } from './control.js';
 
 /**
  * What `shimkit serve` does with each control request: the MockServer's
@@ -23,7 +23,7 @@ export function controlHandler(
   api: MockServer,
   stop: () => void,
   playbooks: Playbook[],
-): (request: ControlRequest) => Promise<Record<string, unknown>> {
+): (request: ControlRequest) => Promise<ControlReply> {
   return async (request) => {
     switch (request.op) {
       case 'playbook': {
@@ -45,7 +45,7 @@ export function controlHandler(
         api.enqueue(request.responses as MockServerResponse[]);
         return { count: request.responses.length };
       case 'requests':
-        return { requests: api.requests().map(requestJson) };
+        return logSlice(api.requests(), request.since ?? 0, request.limit);
       case 'verify': {
         const requests = api.requests().length;
         try {
@@ -90,6 +90,47 @@ export function playbookJson(playbook: Playbook): Record<string, unknown> {
   };
 }
 
+/** The body as JSON, or null; parsed here, not through `request.json`, which would keep the value (a daemon's memory). */
+function parsed(text: string, body: Buffer): unknown {
+  if (body.length === 0) return null;
+  try {
+    return JSON.parse(text) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `shimkit requests D [--since SEQ] [--limit N]`: the entries after seq
+ * `since`, at most `limit`, streamed one JSON line each (found by a binary
+ * search: the log is in seq order, so the tail of a long log is as quick
+ * as a short one), with the counts in the first line.
+ */
+export function logSlice(
+  log: readonly LoggedRequest[],
+  since: number,
+  limit?: number,
+): ControlReply {
+  let low = 0;
+  let high = log.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((log[mid] as LoggedRequest).seq <= since) low = mid + 1;
+    else high = mid;
+  }
+  const end = limit === undefined ? log.length : Math.min(log.length, low + limit);
+  let bodiesDropped = 0;
+  for (const request of log) if (request.bodyDropped) bodiesDropped++;
+  return {
+    total: log.length,
+    count: end - low,
+    bodiesDropped,
+    [LINES]: (function* () {
+      for (let i = low; i < end; i++) yield requestJson(log[i] as LoggedRequest);
+    })(),
+  };
+}
+
 /** A log entry as JSON (`shimkit requests --json`): the body as text when it is UTF-8, else base64; null for what is not there. */
 export function requestJson(request: LoggedRequest): Record<string, unknown> {
   const { body, response } = request;
@@ -105,7 +146,8 @@ export function requestJson(request: LoggedRequest): Record<string, unknown> {
       : { bodyBase64: body.toString('base64') }),
     bodyBytes: request.bodyBytes,
     bodyTruncated: body.length < request.bodyBytes,
-    json: request.json ?? null,
+    bodyDropped: request.bodyDropped === true,
+    json: parsed(text, body),
     receivedAt: request.receivedAt,
     claimedBy: request.claimedBy,
     error: request.error ?? null,

@@ -1,13 +1,14 @@
+import { ShimkitError } from 'shimkit';
 import { parseArgs } from '../args.js';
 import type { Command } from '../command.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
 import { plural, shQuote } from '../words.js';
-import { ask } from './control.js';
+import { ask, askLines } from './control.js';
 import { serverDir } from './dir.js';
 
 /** What a running `shimkit serve` got: `shimkit requests D`, and `shimkit verify D` on a server dir. */
 
-/** A log entry as `requests --json` prints it (host.ts `requestJson`). */
+/** A log entry as `requests --jsonl` prints it (host.ts `requestJson`). */
 interface RequestJson {
   seq: number;
   method: string;
@@ -18,38 +19,106 @@ interface RequestJson {
   response: { status: number | null; bytesSent: number; events: number; endedBy: string | null };
 }
 
-/** `shimkit requests D`: the server's request log. */
+/** `shimkit requests D`: the server's request log, streamed. */
 export const requestsCommand: Command = {
   name: 'requests',
-  usage: 'shimkit requests D [--json]',
+  usage: 'shimkit requests D [--json | --jsonl] [--since SEQ] [--limit N]',
   help: `Print the requests the mock server in D received, in arrival order, one line each:
   #1 POST /v1/chat/completions → 200 sse 6 events complete (plan)
   #2 GET /v1/models → 500 362 bytes complete (unmatched)
 (the status, what was sent, how it ended: complete, cut or client-abort, and what answered
 it: the expectation's name, fifo#<n>, unmatched, or "refused: no token" under --require-token).
+The server streams the log entry by entry, so a long one costs neither side its size in
+memory; --since and --limit read a part.
 
 Options:
-  --json   print a JSON array instead, one object per request: {"seq","method","path",
-           "query","headers" (lower-case names),"body" (text; "bodyBase64" when it is not
-           UTF-8),"bodyBytes","bodyTruncated","json" (the parsed body, or null),"receivedAt",
-           "claimedBy","error","response":{"status","bytesSent","events","endedBy",
-           "startedAt","endedAt"}}
+  --jsonl        print one JSON object per line, one per request: {"seq","method","path",
+                 "query","headers" (lower-case names),"body" (text; "bodyBase64" when it is
+                 not UTF-8),"bodyBytes","bodyTruncated","bodyDropped","json" (the parsed
+                 body, or null),"receivedAt","claimedBy","error","response":{"status",
+                 "bytesSent","events","endedBy","startedAt","endedAt"}}
+  --json         print the same objects as one JSON array
+  --since SEQ    only the requests after #SEQ (0: all; the default)
+  --limit N      at most N requests (the first N after --since)
+
+What the server keeps: each body up to --log-body-bytes (default 1 MiB, then
+"bodyTruncated"), and the bodies of all requests up to --log-body-budget (default 64 MiB):
+past it the oldest lose their body ("bodyDropped": true; "bodyBytes" and the rest stay),
+and this command says how many on stderr (see \`shimkit serve --help\`).
 
 Examples:
   shimkit requests "$D"
+  shimkit requests "$D" --jsonl --since 100 --limit 10
   shimkit requests "$D" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["json"]["model"])'`,
   async run(argv) {
-    const args = parseArgs('requests', argv, { json: { kind: 'switch' } });
+    const args = parseArgs('requests', argv, {
+      json: { kind: 'switch' },
+      jsonl: { kind: 'switch' },
+      since: { kind: 'value', value: 'SEQ' },
+      limit: { kind: 'value', value: 'N' },
+    });
     const dir = serverDir('requests', args);
-    const { requests } = (await ask(dir, { op: 'requests' })) as { requests: RequestJson[] };
-    if (args.switches.has('json')) {
-      process.stdout.write(`${JSON.stringify(requests)}\n`);
-      return ExitCode.ok;
+    const json = args.switches.has('json');
+    const jsonl = args.switches.has('jsonl');
+    if (json && jsonl) {
+      throw new UsageError(
+        'requests',
+        'give --json (an array) or --jsonl (a line each), not both.',
+      );
     }
-    for (const request of requests) process.stdout.write(`${describeRequest(request)}\n`);
+    const since = count('--since', args.values.get('since'), 0);
+    const limit = count('--limit', args.values.get('limit'), 1);
+    let n = 0;
+    const onLine = (line: string): Promise<void> | undefined => {
+      let text: string;
+      if (jsonl) text = `${line}\n`;
+      else if (json) text = `${n === 0 ? '[' : ',\n'}${line}`;
+      else text = `${describeRequest(JSON.parse(line) as RequestJson)}\n`;
+      n++;
+      return write(text);
+    };
+    const head = (await askLines(
+      dir,
+      {
+        op: 'requests',
+        ...(since === undefined ? {} : { since }),
+        ...(limit === undefined ? {} : { limit }),
+      },
+      onLine,
+    )) as { count: number; bodiesDropped: number };
+    if (json) await write(n === 0 ? '[]\n' : ']\n');
+    if (n !== head.count) {
+      throw new ShimkitError(
+        'ERR_SHIMKIT_SERVER_CONTROL',
+        `the mock server of ${dir} sent ${n} of the ${head.count} requests it announced (did it stop?).`,
+      );
+    }
+    if (head.bodiesDropped > 0 && (json || jsonl)) {
+      process.stderr.write(
+        `shimkit requests: the bodies of the ${plural(head.bodiesDropped, 'oldest request')} were dropped to keep the server within its --log-body-budget ("bodyDropped": true).\n`,
+      );
+    }
     return ExitCode.ok;
   },
 };
+
+/** A count flag (an integer from `min`), or undefined when not given. */
+function count(flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < min || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(
+      'requests',
+      `${flag} takes a whole number from ${min}, got ${JSON.stringify(text)}.`,
+    );
+  }
+  return Number(text);
+}
+
+/** Write to stdout; a promise when it is full (the socket then waits for it). */
+function write(text: string): Promise<void> | undefined {
+  if (process.stdout.write(text)) return undefined;
+  return new Promise((resolve) => process.stdout.once('drain', resolve));
+}
 
 export function describeRequest(r: RequestJson): string {
   const query = new URLSearchParams(r.query).toString();

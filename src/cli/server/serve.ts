@@ -39,7 +39,7 @@ const DIR_CHECK_MS = 500;
 export const serveCommand: Command = {
   name: 'serve',
   usage:
-    'shimkit serve --dir D [--port N] [--host H | --socket PATH] [--require-token] [--strict] [--unmatched fail|echo] [--playbook FILE]... [--detach] [--owner-pid PID] [--idle-timeout DURATION] [--json]',
+    'shimkit serve --dir D [--port N] [--host H | --socket PATH] [--require-token] [--strict] [--unmatched fail|echo] [--playbook FILE]... [--log-body-bytes N] [--log-body-budget N] [--detach] [--owner-pid PID] [--idle-timeout DURATION] [--json]',
   help: `Run a mock HTTP/SSE server (createMockServer) for the program under test, until
 SIGINT, SIGTERM, \`shimkit stop D\`, D is removed (checked every 500 ms), its owner
 exits, or it was idle for --idle-timeout. Once it listens it prints the variables the
@@ -82,6 +82,11 @@ Options:
   --playbook FILE      play the model with this playbook (its JSON form; see
                        \`shimkit playbook --help\`), before any request is served;
                        may be given more than once
+  --log-body-bytes N   keep the first N bytes of each request body in the log (default
+                       1M; K and M suffixes are KiB and MiB)
+  --log-body-budget N  keep at most N bytes of request bodies in all (default 64M): past
+                       it the oldest requests lose their body ("bodyDropped" in
+                       \`shimkit requests --jsonl\`), so a long run stays within bounded memory
   --detach             start the server in the background (its own process group, output
                        to D/server.log), print the lines once it listens, and exit 0
   --owner-pid PID      the process the server ends with (default with --detach: the one
@@ -106,6 +111,8 @@ Examples:
       strict: { kind: 'switch' },
       unmatched: { kind: 'value', value: 'fail|echo' },
       playbook: { kind: 'list', value: 'FILE' },
+      'log-body-bytes': { kind: 'value', value: 'N' },
+      'log-body-budget': { kind: 'value', value: 'N' },
       detach: { kind: 'switch' },
       'owner-pid': { kind: 'value', value: 'PID' },
       'idle-timeout': { kind: 'value', value: 'DURATION' },
@@ -190,12 +197,33 @@ function serveSettings(args: Parsed): ServeSettings {
     strict,
     unmatched,
     json: args.switches.has('json'),
+    logBodyBytes: byteCount('--log-body-bytes', args.values.get('log-body-bytes')),
+    logBodyBudget: byteCount('--log-body-budget', args.values.get('log-body-budget')),
     playbooks,
     ownerPid: ownerText === undefined ? undefined : Number(ownerText),
     idleMs: idle === undefined ? DEFAULT_IDLE_MS : idleTimeoutMs(idle),
     socket: socket === undefined ? undefined : resolve(socket),
     requireToken: args.switches.has('require-token'),
   };
+}
+
+/** The default of `--log-body-budget`: a daemon runs on, so it keeps less than the library's 256 MiB. */
+const LOG_BODY_BUDGET = 64 * 1024 * 1024;
+
+/** `65536`, `64K`, `1M`: bytes (K and M are 1024 and 1024²). */
+function byteCount(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(\d+)([KkMm]?)$/.exec(text);
+  const n = m
+    ? Number(m[1]) * (m[2] === '' ? 1 : /k/i.test(m[2] as string) ? 1024 : 1024 ** 2)
+    : NaN;
+  if (!Number.isSafeInteger(n) || n > 2 ** 32 - 1) {
+    throw new UsageError(
+      'serve',
+      `${flag} takes a number of bytes (such as 65536, 64K or 1M) up to 4 GiB, got ${JSON.stringify(text)}.`,
+    );
+  }
+  return n;
 }
 
 async function serve(settings: ServeSettings): Promise<number> {
@@ -221,8 +249,10 @@ async function serveClaimed(
   const options: MockServerOptions = {
     strict: settings.strict,
     listen: settings.socket === undefined ? settings.listen : { path: settings.socket },
+    logBodyBudgetBytes: settings.logBodyBudget ?? LOG_BODY_BUDGET,
   };
   if (settings.requireToken) options.requireToken = true;
+  if (settings.logBodyBytes !== undefined) options.logBodyBytes = settings.logBodyBytes;
   if (settings.unmatched) options.unmatched = settings.unmatched;
   const api = await createMockServer(options);
   const playbooks: Playbook[] = [];
