@@ -66,6 +66,8 @@ async function start(settings: ServerSettings, createdAt?: string): Promise<Mock
     ? `shimkit-${randomBytes(24).toString('base64url')}`
     : undefined;
   if (token !== undefined) workerSettings.token = token;
+  if (settings.unmatchedAdvice !== undefined)
+    workerSettings.unmatchedAdvice = settings.unmatchedAdvice;
   const cassette = settings.cassette;
   if (cassette) workerSettings.cassette = wireCassette(cassette);
   const recording =

@@ -37,6 +37,15 @@ export interface MockServerOptions {
    */
   unmatched?: 'fail' | 'echo' | UnmatchedHandler;
   /**
+   * How the `'fail'` answer (its 500's message and its log entry's `error`)
+   * ends: the call that would answer such a request. `{method}` and
+   * `{path}` are the request's; `{shPath}` is its path as one POSIX shell
+   * word (quoted when it needs to be), for advice that is a command.
+   * @default "api.expect({ method: '{method}', path: '{path}' }, …) or api.enqueue(…)"
+   * @example createMockServer({ unmatchedAdvice: 'mock.on("{method}", "{path}")' })
+   */
+  unmatchedAdvice?: string;
+  /**
    * Where to listen: TCP (port 0 picks a free port; `url` has the real one)
    * or an absolute Unix socket path, in a dir that exists (`url` is then
    * `http://localhost`, only the origin clients send while they connect to
@@ -125,6 +134,7 @@ export interface MockServerOptions {
 export interface ServerSettings {
   strict: boolean;
   unmatched: 'fail' | 'echo' | UnmatchedHandler;
+  unmatchedAdvice: string | undefined;
   listen: WireListen;
   timeoutMs: number;
   bodyLimitBytes: number;
@@ -141,6 +151,7 @@ const KEYS = [
   'requireToken',
   'strict',
   'unmatched',
+  'unmatchedAdvice',
   'listen',
   'cassette',
   'timeoutMs',
@@ -182,6 +193,7 @@ export function resolveServerOptions(options: MockServerOptions | undefined): Se
   return {
     strict: o.strict ?? false,
     unmatched,
+    unmatchedAdvice: advice(o.unmatchedAdvice),
     listen: resolveListen(o.listen),
     timeoutMs: checkMs(WHERE, 'timeoutMs', o.timeoutMs, 30_000, 1),
     bodyLimitBytes,
@@ -205,6 +217,14 @@ function fifoMethods(value: unknown): string[] | undefined {
       throw optionError(WHERE, 'fifoMethods', shape, value);
   }
   return [...new Set(value.map((method: string) => method.toUpperCase()))];
+}
+
+function advice(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw optionError(WHERE, 'unmatchedAdvice', 'a text that is not empty', value);
+  }
+  return value;
 }
 
 function bytes(option: string, value: unknown, fallback: number, min: 0 | 1): number {

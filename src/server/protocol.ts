@@ -68,6 +68,8 @@ export interface WorkerSettings {
   /** The methods the FIFO answers (upper case); undefined: any. */
   fifoMethods: string[] | undefined;
   unmatched: 'fail' | 'echo' | 'function';
+  /** `unmatchedAdvice`, when given. */
+  unmatchedAdvice?: string;
   cassette?: WireCassette;
   /** `requireToken`: the secret every request must carry (checked before any claim). */
   token?: string;

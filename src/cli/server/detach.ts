@@ -15,6 +15,8 @@ export interface ServeSettings {
   strict: boolean;
   unmatched: 'fail' | 'echo' | undefined;
   json: boolean;
+  /** `--cassette` (an absolute path) and its `--cassette-mode`, `--upstream`, `--cassette-timing`. */
+  cassette: { path: string; mode?: string; upstream?: string; timing?: string } | undefined;
   /** `--log-body-bytes`, `--log-body-budget` (bytes). */
   logBodyBytes: number | undefined;
   logBodyBudget: number | undefined;
@@ -68,6 +70,13 @@ export async function detach(settings: ServeSettings): Promise<number> {
   if (settings.unmatched !== undefined) argv.push('--unmatched', settings.unmatched);
   if (settings.json) argv.push('--json');
   argv.push('--idle-timeout', settings.idleMs === 0 ? '0' : `${settings.idleMs}ms`);
+  const cassette = settings.cassette;
+  if (cassette) {
+    argv.push('--cassette', cassette.path);
+    if (cassette.mode !== undefined) argv.push('--cassette-mode', cassette.mode);
+    if (cassette.upstream !== undefined) argv.push('--upstream', cassette.upstream);
+    if (cassette.timing !== undefined) argv.push('--cassette-timing', cassette.timing);
+  }
   if (settings.logBodyBytes !== undefined)
     argv.push('--log-body-bytes', String(settings.logBodyBytes));
   if (settings.logBodyBudget !== undefined)

@@ -172,16 +172,26 @@ Examples:
 };
 
 /**
+ * The commands that answer a request nothing answered (`unmatchedAdvice`
+ * of a `shimkit serve`, so its 500 and its log entry say them): the
+ * `shimkit expect` that would take it, or an `enqueue`.
+ */
+export function cliAdvice(dir: string): string {
+  return `shimkit expect ${shQuote(dir)} --method {method} --path {shPath} --sse-chat TEXT (or --status N, --json RESPONSE), or shimkit enqueue ${shQuote(dir)} --sse-chat TEXT`;
+}
+
+/**
  * The library's advice in the words of the commands that give it: for an
- * unmatched request `shimkit expect D …`; for a playbook (PB-07) the
- * variables `shimkit serve` printed and `shimkit tool-results D`.
+ * unmatched request `shimkit expect D …` (a server of this version already
+ * says so: cliAdvice); for a playbook (PB-07) the variables `shimkit serve`
+ * printed and `shimkit tool-results D`.
  */
 export function inCliWords(report: string, dir: string): string {
   return report
     .replace(
       /api\.expect\(\{ method: '([A-Z]+)', path: '([^']*)' \}, …\) or api\.enqueue\(…\)/g,
       (_, method: string, path: string) =>
-        `shimkit expect ${shQuote(dir)} --method ${method} --path ${shQuote(path)} --sse-chat … (or --status, --json) or shimkit enqueue ${shQuote(dir)} …`,
+        cliAdvice(dir).replace('{method}', method).replace('{shPath}', shQuote(path)),
     )
     .replaceAll(
       'that the agent uses this server (env()).',

@@ -7,6 +7,7 @@ import {
   type MockServerOptions,
   type Playbook,
   type PlaybookJson,
+  type ServerCassetteOptions,
   ShimkitError,
   UnusedResponsesError,
 } from 'shimkit';
@@ -30,6 +31,7 @@ import {
 import { controlHandler } from './host.js';
 import { DEFAULT_IDLE_MS, idleTimeoutMs, type Lifecycle, watchLifecycle } from './lifecycle.js';
 import { startNotice } from './notice.js';
+import { cliAdvice } from './log.js';
 import { readPlaybookFile } from './playbook-file.js';
 
 /** How often the server checks that its dir is still there. */
@@ -39,7 +41,7 @@ const DIR_CHECK_MS = 500;
 export const serveCommand: Command = {
   name: 'serve',
   usage:
-    'shimkit serve --dir D [--port N] [--host H | --socket PATH] [--require-token] [--strict] [--unmatched fail|echo] [--playbook FILE]... [--log-body-bytes N] [--log-body-budget N] [--detach] [--owner-pid PID] [--idle-timeout DURATION] [--json]',
+    'shimkit serve --dir D [--port N] [--host H | --socket PATH] [--require-token] [--strict] [--unmatched fail|echo] [--playbook FILE]... [--cassette FILE [--cassette-mode MODE] [--upstream URL]] [--log-body-bytes N] [--log-body-budget N] [--detach] [--owner-pid PID] [--idle-timeout DURATION] [--json]',
   help: `Run a mock HTTP/SSE server (createMockServer) for the program under test, until
 SIGINT, SIGTERM, \`shimkit stop D\`, D is removed (checked every 500 ms), its owner
 exits, or it was idle for --idle-timeout. Once it listens it prints the variables the
@@ -82,6 +84,16 @@ Options:
   --playbook FILE      play the model with this playbook (its JSON form; see
                        \`shimkit playbook --help\`), before any request is served;
                        may be given more than once
+  --cassette FILE      record a real API's answers to FILE, or replay them (createMockServer's
+                       cassette option): each request nothing scripted answers is passed to
+                       --upstream and recorded, or answered from FILE; written at stop
+  --cassette-mode MODE record, replay, auto (default: replay if FILE exists, else record)
+                       or record-missing (replay, and record what FILE lacks);
+                       SHIMKIT_CASSETTE_MODE overrides it
+  --upstream URL       where recording passes requests (https://api.openai.com); needed by
+                       a mode that records, unused on replay
+  --cassette-timing T  on replay, "recorded" sends SSE events at their recorded pace
+                       (default "none": at once)
   --log-body-bytes N   keep the first N bytes of each request body in the log (default
                        1M; K and M suffixes are KiB and MiB)
   --log-body-budget N  keep at most N bytes of request bodies in all (default 64M): past
@@ -111,6 +123,10 @@ Examples:
       strict: { kind: 'switch' },
       unmatched: { kind: 'value', value: 'fail|echo' },
       playbook: { kind: 'list', value: 'FILE' },
+      cassette: { kind: 'value', value: 'FILE' },
+      'cassette-mode': { kind: 'value', value: 'record|replay|auto|record-missing' },
+      upstream: { kind: 'value', value: 'URL' },
+      'cassette-timing': { kind: 'value', value: 'none|recorded' },
       'log-body-bytes': { kind: 'value', value: 'N' },
       'log-body-budget': { kind: 'value', value: 'N' },
       detach: { kind: 'switch' },
@@ -197,6 +213,7 @@ function serveSettings(args: Parsed): ServeSettings {
     strict,
     unmatched,
     json: args.switches.has('json'),
+    cassette: cassetteSettings(args),
     logBodyBytes: byteCount('--log-body-bytes', args.values.get('log-body-bytes')),
     logBodyBudget: byteCount('--log-body-budget', args.values.get('log-body-budget')),
     playbooks,
@@ -204,6 +221,54 @@ function serveSettings(args: Parsed): ServeSettings {
     idleMs: idle === undefined ? DEFAULT_IDLE_MS : idleTimeoutMs(idle),
     socket: socket === undefined ? undefined : resolve(socket),
     requireToken: args.switches.has('require-token'),
+  };
+}
+
+const CASSETTE_MODES = ['record', 'replay', 'auto', 'record-missing'];
+
+/** `--cassette FILE` and the flags that go with it (the library checks the rest when the server starts). */
+function cassetteSettings(args: Parsed): ServeSettings['cassette'] {
+  const file = args.values.get('cassette');
+  const mode = args.values.get('cassette-mode');
+  const upstream = args.values.get('upstream');
+  const timing = args.values.get('cassette-timing');
+  if (file === undefined) {
+    const stray = [
+      ['cassette-mode', mode],
+      ['upstream', upstream],
+      ['cassette-timing', timing],
+    ].find(([, value]) => value !== undefined);
+    if (stray) {
+      throw new UsageError(
+        'serve',
+        `--${stray[0]} goes with --cassette FILE (e.g. --cassette chat.cassette.json --cassette-mode record --upstream https://api.openai.com).`,
+      );
+    }
+    return undefined;
+  }
+  if (file === '' || file === '-') {
+    throw new UsageError(
+      'serve',
+      '--cassette takes a file path (it is read, and written at stop).',
+    );
+  }
+  if (mode !== undefined && !CASSETTE_MODES.includes(mode)) {
+    throw new UsageError(
+      'serve',
+      `--cassette-mode takes record, replay, auto or record-missing, got ${JSON.stringify(mode)}.`,
+    );
+  }
+  if (timing !== undefined && timing !== 'none' && timing !== 'recorded') {
+    throw new UsageError(
+      'serve',
+      `--cassette-timing takes "none" or "recorded", got ${JSON.stringify(timing)}.`,
+    );
+  }
+  return {
+    path: resolve(file),
+    ...(mode === undefined ? {} : { mode }),
+    ...(upstream === undefined ? {} : { upstream }),
+    ...(timing === undefined ? {} : { timing }),
   };
 }
 
@@ -250,9 +315,11 @@ async function serveClaimed(
     strict: settings.strict,
     listen: settings.socket === undefined ? settings.listen : { path: settings.socket },
     logBodyBudgetBytes: settings.logBodyBudget ?? LOG_BODY_BUDGET,
+    unmatchedAdvice: cliAdvice(root),
   };
   if (settings.requireToken) options.requireToken = true;
   if (settings.logBodyBytes !== undefined) options.logBodyBytes = settings.logBodyBytes;
+  if (settings.cassette) options.cassette = settings.cassette as ServerCassetteOptions;
   if (settings.unmatched) options.unmatched = settings.unmatched;
   const api = await createMockServer(options);
   const playbooks: Playbook[] = [];

@@ -82,7 +82,13 @@ export function answer(
     error = exhausted(result.exhausted.playbook, view, label, seq);
     wire = errorResponse(500, 'shimkit_playbook_exhausted', error);
   } else if (parts.settings.unmatched === 'fail') {
-    error = unmatchedText(parts.script, view, label, pending.verdicts);
+    error = unmatchedText(
+      parts.script,
+      view,
+      label,
+      pending.verdicts,
+      parts.settings.unmatchedAdvice,
+    );
     if (parts.settings.cassette?.mode === 'replay')
       error += ` ${replayNote(parts.settings.cassette)}`;
     wire = errorResponse(500, 'shimkit_unmatched', error);

@@ -59,6 +59,7 @@ export function unmatchedText(
   view: RequestView,
   label: string,
   verdicts: ReadonlyMap<ScriptEntry, boolean | string>,
+  advice = API_ADVICE,
 ): string {
   const parts = [`shimkit: no scripted response for ${label}.`];
   let best: ScriptEntry | undefined;
@@ -103,8 +104,19 @@ export function unmatchedText(
       `Request #${retried.seq} to ${method} ${view.path} got a scripted ${retried.status} (${retried.by}), and the OpenAI and Anthropic SDKs retry a 408, 409, 429 or 5xx answer (2 retries by default): this is likely such a retry. To answer the retries too, give that response \`times: 3\`; to have the SDK give up at once, add the header \`x-should-retry: false\` to it (reply.status(${retried.status}, { headers: { 'x-should-retry': 'false' } })); or make the client with maxRetries: 0.`,
     );
   }
-  parts.push(
-    `To answer it: api.expect({ method: '${method}', path: '${view.path}' }, …)${fifoTakes ? ' or api.enqueue(…)' : ''}.`,
+  // A request the FIFO does not take is not answered by enqueueing: the advice's last part goes.
+  const advised = fifoTakes ? advice : advice.replace(/,? or (api|shimkit) enqueue.*$/, '');
+  const filled = advised.replace(/\{(method|path|shPath)\}/g, (_, key: string) =>
+    key === 'method' ? method : key === 'path' ? view.path : shWord(view.path),
   );
+  parts.push(`To answer it: ${filled}${/[.!?]$/.test(filled) ? '' : '.'}`);
   return parts.join(' ');
+}
+
+/** The default of `unmatchedAdvice`: the calls of the library's API. */
+const API_ADVICE = "api.expect({ method: '{method}', path: '{path}' }, …) or api.enqueue(…)";
+
+/** One POSIX shell word: as it is when nothing in it is special, else single-quoted. */
+function shWord(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
