@@ -5,7 +5,7 @@
 export const ExitCode = {
   /** Done; for `verify`, every mock is done. */
   ok: 0,
-  /** The check failed: `verify` found unused responses or calls (requests) without one; `demo` did not go as scripted; `verify-pack` found a broken check. */
+  /** The check failed: `verify` found unused responses or calls (requests) without one; a wait (`wait-requests`, `release --wait`) timed out; `demo` did not go as scripted; `verify-pack` found a broken check. */
   failed: 1,
   /** The command line is wrong: an unknown command or flag, a missing or bad value. */
   usage: 2,
@@ -18,8 +18,9 @@ export const ExitCode = {
 export const EXIT_CODES_HELP = `Exit codes:
   0   ok (verify: every scripted response was used, no call went unanswered)
   1   verify: responses never used or calls without a response (for a mock server: requests
-      nothing answered, under --strict; the report is on stderr); demo: the example did
-      not go as scripted; verify-pack: a check of the packed package failed
+      nothing answered, under --strict; the report is on stderr); wait-requests and
+      release --wait: the wait timed out; demo: the example did not go as scripted;
+      verify-pack: a check of the packed package failed
   2   usage error: unknown command or flag, missing or bad value, a name already mocked,
       a path no dir can be made at or a socket path too long (the message says which)
   3   the dir is not a shimkit mock dir, the mock does not exist, the state cannot be

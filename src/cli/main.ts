@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { CommandEntry } from './command.js';
 import { EXIT_CODES_HELP, ExitCode, UsageError } from './exit-codes.js';
 import { type CommandModule, report } from './run.js';
@@ -65,6 +67,26 @@ const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'stop',
     summary: 'stop a mock server and wait until it is gone',
+    module: 'server',
+  },
+  {
+    name: 'reset',
+    summary: "forget a mock server's script and log, as a new one",
+    module: 'server',
+  },
+  {
+    name: 'wait-requests',
+    summary: 'wait until a mock server received N requests',
+    module: 'server',
+  },
+  {
+    name: 'hold',
+    summary: 'pause the response to the next request that fits (a mock server)',
+    module: 'server',
+  },
+  {
+    name: 'release',
+    summary: 'let a held response go on, or serve another',
     module: 'server',
   },
   {
@@ -158,9 +180,29 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   let module: CommandModule;
   try {
+    if (serverForm(entry.name, rest)) {
+      // Straight to the server's module: the mock's enqueue (and the core it bundles) is not read.
+      const server = (await load({ ...entry, module: 'server' })) as CommandModule & {
+        serverForms: CommandModule;
+      };
+      return server.serverForms.exec(entry.name, rest);
+    }
     module = await load(entry);
   } catch (error) {
     return report(error, undefined); // a damaged install: exit 70, with the missing file's name
   }
   return module.exec(entry.name, rest);
+}
+
+/**
+ * `shimkit enqueue D …` or `verify D …` with D first and a server's dir
+ * (its server.json there): the common case, checked without loading any
+ * module. Any other order takes the long way (the command's own module
+ * finds D and hands over to the server's), so this changes no meaning.
+ */
+function serverForm(name: string, rest: readonly string[]): boolean {
+  const first = rest[0];
+  if ((name !== 'enqueue' && name !== 'verify') || first === undefined || first.startsWith('-'))
+    return false;
+  return existsSync(join(first, 'server.json'));
 }

@@ -27,6 +27,14 @@ export type ControlRequest =
       options: Record<string, unknown>;
     }
   | { op: 'enqueue'; responses: unknown[] }
+  | {
+      op: 'expect-many';
+      expectations: Array<{
+        match: Record<string, unknown>;
+        response: unknown;
+        options: Record<string, unknown>;
+      }>;
+    }
   /** A playbook in its JSON form (PB-07). */
   | { op: 'playbook'; playbook: unknown }
   | { op: 'playbooks' }
@@ -35,7 +43,13 @@ export type ControlRequest =
   | { op: 'reset' }
   | { op: 'wait-requests'; n: number; timeoutMs?: number }
   | { op: 'hold'; match?: Record<string, unknown>; options: Record<string, unknown> }
-  | { op: 'release'; hold?: string; response?: unknown }
+  | {
+      op: 'release';
+      hold?: string;
+      response?: unknown;
+      wait?: 'received' | 'blocked';
+      timeoutMs?: number;
+    }
   | { op: 'verify' }
   | { op: 'stop' };
 
@@ -238,7 +252,11 @@ export async function listenControl(
       if (end === -1) return;
       waiting.delete(socket);
       socket.pause();
-      answer(got.slice(0, end)).then((reply) => send(socket, reply));
+      socket.setTimeout(0); // a wait (wait-requests, release --wait) has its own deadline
+      answer(got.slice(0, end)).then((reply) => {
+        socket.setTimeout(ANSWER_MS, () => socket.destroy());
+        return send(socket, reply);
+      });
     });
     socket.on('end', () => {
       if (waiting.has(socket)) socket.destroy(); // closed before a whole request

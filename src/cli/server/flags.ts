@@ -24,5 +24,14 @@ export const RESPONSE_FLAGS: FlagSpecs = {
 export const SERVER_ENQUEUE_FLAGS: FlagSpecs = {
   times: { kind: 'value', value: 'N|always' },
   optional: { kind: 'switch' },
+  jsonl: { kind: 'value', value: 'FILE' },
   ...RESPONSE_FLAGS,
 };
+
+/** Whether any response flag was given (a kind, or what is added to one). */
+export function hasResponseFlags(args: {
+  values: ReadonlyMap<string, string>;
+  lists: ReadonlyMap<string, string[]>;
+}): boolean {
+  return Object.keys(RESPONSE_FLAGS).some((flag) => args.values.has(flag) || args.lists.has(flag));
+}

@@ -10,6 +10,7 @@ import {
   UnusedResponsesError,
 } from 'shimkit';
 import { type ControlReply, type ControlRequest, LINES } from './control.js';
+import { CliHolds } from './held.js';
 
 /**
  * What `shimkit serve` does with each control request: the MockServer's
@@ -24,8 +25,24 @@ export function controlHandler(
   stop: () => void,
   playbooks: Playbook[],
 ): (request: ControlRequest) => Promise<ControlReply> {
+  const holds = new CliHolds();
   return async (request) => {
     switch (request.op) {
+      case 'hold':
+        return { name: holds.add(api, request.match, request.options) };
+      case 'release':
+        return holds.release(request);
+      case 'reset':
+        api.reset();
+        holds.clear();
+        return {};
+      case 'wait-requests': {
+        const log = await api.waitForRequests(
+          request.n,
+          request.timeoutMs === undefined ? undefined : { timeoutMs: request.timeoutMs },
+        );
+        return { count: log.length };
+      }
       case 'playbook': {
         const playbook = api.playbook(request.playbook as PlaybookJson);
         playbooks.push(playbook);
@@ -40,6 +57,23 @@ export function controlHandler(
           request.options,
         );
         return { name: expectation.name };
+      }
+      case 'expect-many': {
+        const names: string[] = [];
+        for (const [i, one] of request.expectations.entries()) {
+          try {
+            names.push(
+              api.expect(one.match as RequestMatch, one.response as MockServerResponse, one.options)
+                .name,
+            );
+          } catch (error) {
+            if (error instanceof Error) {
+              error.message = `expectation ${i + 1} of --jsonl (${names.length} added before it): ${error.message}`;
+            }
+            throw error;
+          }
+        }
+        return { names };
       }
       case 'enqueue':
         api.enqueue(request.responses as MockServerResponse[]);
