@@ -87,7 +87,7 @@ describe('the log at 100k entries: reads do not walk it, bodies within a budget 
     expect(log.map((r) => r.bodyDropped === true)).toEqual([true, true, true, true, false, false]);
     expect(log[0]?.json).toBeUndefined();
     expect(log[0]?.bodyBytes).toBeGreaterThan(900);
-    expect((log[5]?.json as { i: number }).i).toBe(6);
+    expect(log[5]?.json).toMatchObject({ i: 6 });
     expect(api.lastRequest()?.seq).toBe(6);
   });
 
