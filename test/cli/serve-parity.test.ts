@@ -98,8 +98,13 @@ describe('shimkit hold, release, reset, wait-requests: what the API does, from t
       'waitForRequests(2) waited 150 ms; 1 came: #1 GET /v1/a',
     );
 
+    await shimkitOk(['playbook', d, '-'], {
+      input: '{"name":"p","turns":[{"when":"hi","do":[{"says":"ok"}]}]}',
+    });
     await shimkitOk(['reset', d]);
     expect(await shimkitOk(['requests', d])).toBe('');
+    const gone = await shimkit(['tool-calls', d, '--playbook', 'p']);
+    expect(gone.stderr.toString()).toContain('no playbook named "p" on the server');
     await shimkitOk(['verify', d]);
     expect(await shimkitOk(['hold', d])).toBe('hold#1\n'); // counted from 1 again
     await shimkitOk(['release', d]);
@@ -116,6 +121,21 @@ describe('shimkit hold, release, reset, wait-requests: what the API does, from t
     expect((await waiting[0])?.code).toBe(0);
     const bad = await shimkit(['wait-requests', d, 'x']);
     expect(bad.code).toBe(2);
+  });
+});
+
+describe('the new commands have help (HT-17)', () => {
+  it('HT-17 hold, release, reset and wait-requests --help show their options, examples and exit codes', async () => {
+    const top = await shimkitOk(['--help']);
+    for (const command of ['hold', 'release', 'reset', 'wait-requests']) {
+      expect(top).toContain(`  ${command} `);
+      const help = await shimkitOk([command, '--help']);
+      expect(help, command).toMatch(new RegExp(`^Usage: shimkit ${command}`));
+      expect(help, command).toMatch(/Examples?:\n {2}(\S.*)?shimkit /);
+      expect(help, command).toContain('Exit codes:\n  0   ok');
+    }
+    expect(await shimkitOk(['requests', '--help'])).toContain('--since SEQ');
+    expect(await shimkitOk(['serve', '--help'])).toContain('--log-body-budget N');
   });
 });
 

@@ -35,6 +35,7 @@ export function controlHandler(
       case 'reset':
         api.reset();
         holds.clear();
+        playbooks.length = 0; // forgotten by the server: no longer for tool-calls
         return {};
       case 'wait-requests': {
         const log = await api.waitForRequests(
