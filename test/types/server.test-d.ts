@@ -81,4 +81,10 @@ describe('createMockServer types (HT-01, HT-03, HT-06, HT-07)', () => {
     const bad: MockServerOptions = { fifoMethods: 'all' };
     void bad;
   });
+
+  it('HT-14 the body budget: an option, and bodyDropped on an entry whose body it dropped', () => {
+    expectTypeOf<{ logBodyBudgetBytes: number }>().toMatchTypeOf<MockServerOptions>();
+    expectTypeOf<{ unmatchedAdvice: string }>().toMatchTypeOf<MockServerOptions>();
+    expectTypeOf<LoggedRequest['bodyDropped']>().toEqualTypeOf<true | undefined>();
+  });
 });
