@@ -127,7 +127,7 @@ export async function askLines(
         reject(
           new ShimkitError(
             'ERR_SHIMKIT_SERVER_CONTROL',
-            `the mock server of ${dir} (pid ${info.pid}) did not answer within ${answerMs} ms on ${address}.`,
+            `the mock server of ${dir} (pid ${info.pid}) sent nothing for ${answerMs} ms on ${address} (is it busy, or stopped?).`,
           ),
         );
       }, answerMs);
@@ -147,7 +147,15 @@ export async function askLines(
           head = line;
           continue;
         }
-        const wait = onLine?.(line);
+        let wait: Promise<void> | undefined;
+        try {
+          wait = onLine?.(line);
+        } catch (error) {
+          clearTimeout(timer);
+          socket.destroy();
+          reject(error);
+          return;
+        }
         if (wait) {
           buffer = buffer.slice(from);
           busy = true;
