@@ -181,7 +181,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   let module: CommandModule;
   try {
     if (serverForm(entry.name, rest)) {
-      // Straight to the server's module: the mock's enqueue (and the core it bundles) is not read.
+      // Straight to the server's form: the mock's enqueue (and the core it bundles) is not read;
+      // enqueue has a module of its own, with only what it needs.
+      if (entry.name === 'enqueue') {
+        const form = (await load({ ...entry, module: 'server-enqueue' })) as unknown as {
+          enqueueForm: CommandModule;
+        };
+        return form.enqueueForm.exec(entry.name, rest);
+      }
       const server = (await load({ ...entry, module: 'server' })) as CommandModule & {
         serverForms: CommandModule;
       };

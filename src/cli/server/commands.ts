@@ -15,7 +15,8 @@ import {
   SERVER_JSON,
   serverDir,
 } from './dir.js';
-import { hasResponseFlags, RESPONSE_FLAGS, SERVER_ENQUEUE_FLAGS } from './flags.js';
+import { serverEnqueueCommand, times } from './enqueue-form.js';
+import { hasResponseFlags, RESPONSE_FLAGS } from './flags.js';
 import { holdCommand, releaseCommand, timedOut } from './holds.js';
 import { requestsCommand, serverVerifyCommand } from './log.js';
 import { playbookCommand, toolCallsCommand, toolResultsCommand } from './playbooks.js';
@@ -35,17 +36,6 @@ const TIMES = {
   times: { kind: 'value', value: 'N|always' },
   optional: { kind: 'switch' },
 } as const;
-
-function times(command: string, text: string | undefined): number | 'always' | undefined {
-  if (text === undefined) return undefined;
-  if (text !== 'always' && !/^[1-9]\d*$/.test(text)) {
-    throw new UsageError(
-      command,
-      `--times takes a count >= 1 or "always", got ${JSON.stringify(text)}.`,
-    );
-  }
-  return text === 'always' ? 'always' : Number(text);
-}
 
 /** `shimkit expect D --path P … RESPONSE`: answer requests that fit with this response. */
 export const expectCommand: Command = {
@@ -131,52 +121,6 @@ Examples:
     if (args.switches.has('optional')) options.optional = true;
     const response = buildServerResponse('expect', args);
     await ask(dir, { op: 'expect', match, response, options });
-    return ExitCode.ok;
-  },
-};
-
-/** `shimkit enqueue D RESPONSE` for a server dir (D/server.json): one response at the end of its queue. */
-export const serverEnqueueCommand: Command = {
-  name: 'enqueue',
-  usage:
-    'shimkit enqueue D (--sse-chat TEXT | --sse-responses TEXT | --sse-messages TEXT | --status N | --json RESPONSE) [--delay MS] ...',
-  help: `With D a mock server's dir (shimkit serve): add a response to the end of its queue.
-A request no expectation (shimkit expect) takes gets the queue's first unused response.
-
-  --times N|always       answer N requests (default 1), or every one from then on
-  --optional             \`verify\` does not ask for it to be used
-  --jsonl FILE           add many responses at once, in order: one MockServerResponse
-                         JSON object per line of FILE ("-": stdin), each with its own
-                         "times" and "optional" if any; no other flag goes with it. One
-                         call for 600 responses takes a few ms more than one for 1.
-
-${RESPONSE_FLAGS_HELP}
-
-Examples:
-  shimkit enqueue "$D" --sse-chat 'Hello from the mock'
-  shimkit enqueue "$D" --status 429 --retry-after-ms 1
-  shimkit enqueue "$D" --json '{"status":200,"json":{"data":[]}}'
-  jq -c '.[]' responses.json | shimkit enqueue "$D" --jsonl -`,
-  async run(argv) {
-    const args = parseArgs('enqueue', argv, SERVER_ENQUEUE_FLAGS);
-    const dir = serverDir('enqueue', args);
-    const file = args.values.get('jsonl');
-    if (file !== undefined) {
-      if (hasResponseFlags(args) || args.values.has('times') || args.switches.has('optional')) {
-        throw new UsageError(
-          'enqueue',
-          '--jsonl gives whole responses: put "times", "optional" and the rest in each line, not in flags.',
-        );
-      }
-      const responses = readJsonlFlag('enqueue', file);
-      await ask(dir, { op: 'enqueue', responses });
-      return ExitCode.ok;
-    }
-    const response = buildServerResponse('enqueue', args);
-    const n = times('enqueue', args.values.get('times'));
-    if (n !== undefined) response.times = n;
-    if (args.switches.has('optional')) response.optional = true;
-    await ask(dir, { op: 'enqueue', responses: [response] });
     return ExitCode.ok;
   },
 };
@@ -297,3 +241,4 @@ export const { exec, help } = commandModule(
 );
 /** The server forms of `enqueue` and `verify`, run with their own usage and help. */
 export const serverForms = commandModule(serverEnqueueCommand, serverVerifyCommand);
+export { serverEnqueueCommand };

@@ -30,8 +30,8 @@ import {
 } from './dir.js';
 import { controlHandler } from './host.js';
 import { DEFAULT_IDLE_MS, idleTimeoutMs, type Lifecycle, watchLifecycle } from './lifecycle.js';
-import { startNotice } from './notice.js';
 import { cliAdvice } from './log.js';
+import { startNotice } from './notice.js';
 import { readPlaybookFile } from './playbook-file.js';
 
 /** How often the server checks that its dir is still there. */
