@@ -105,7 +105,7 @@ export function unmatchedText(
     );
   }
   // A request the FIFO does not take is not answered by enqueueing: the advice's last part goes.
-  const advised = fifoTakes ? advice : advice.replace(/,? or (api|shimkit) enqueue.*$/, '');
+  const advised = fifoTakes ? advice : advice.replace(/,? or (api\.|shimkit )enqueue.*$/, '');
   const filled = advised.replace(/\{(method|path|shPath)\}/g, (_, key: string) =>
     key === 'method' ? method : key === 'path' ? view.path : shWord(view.path),
   );
