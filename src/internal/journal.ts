@@ -137,7 +137,9 @@ export class JournalReader {
    * it, so no record is left unread without a bell still to come.
    */
   read(): void {
-    if (this.#closed || this.#idle()) return;
+    // Idle with a bell still marked rung is a bell whose record was read before it rang (the
+    // writer publishes the record, then rings): clear it, or no bell would ring again.
+    if (this.#closed || (this.#idle() && Atomics.load(this.#flags, RUNG) === 0)) return;
     for (;;) {
       for (let m = receiveMessageOnPort(this.#port); m; m = receiveMessageOnPort(this.#port)) {
         this.#take(m.message as JournalMessage);

@@ -3,7 +3,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { reply } from '../../src/index.js';
 import { JournalReader, JournalWriter, journalFlags } from '../../src/internal/journal.js';
-import { server } from '../helpers/server.js';
+import { curl, server } from '../helpers/server.js';
 
 /** A writer and a reader over a fresh channel, both ends closed when the test finishes. */
 function journal(segmentBytes: number) {
@@ -25,7 +25,7 @@ function journal(segmentBytes: number) {
     reader.close();
     port1.close();
   });
-  return { writer, reader, records, posted };
+  return { writer, reader, records, posted, flags };
 }
 
 describe('the worker → test journal (HT-07: the log is exact when read)', () => {
@@ -75,6 +75,31 @@ describe('the worker → test journal (HT-07: the log is exact when read)', () =
       'watched',
       'unwatched',
     ]);
+  });
+
+  it('HT-07 a bell whose record was read before it rang (the writer publishes, then rings) does not silence the bells after it', () => {
+    const { writer, reader, records, posted, flags } = journal(1 << 20);
+    writer.append('read early', undefined, false);
+    reader.read();
+    // What the race leaves: the writer's bell marked rung (flag 1) after the reader read its record.
+    Atomics.store(new Int32Array(flags), 1, 1);
+    reader.read(); // what that bell's listener does: nothing to read, and the mark is cleared
+    writer.append('urgent', undefined, true);
+    expect(posted.filter((m) => m === 0)).toEqual([0]);
+    reader.read();
+    expect(records.map((r) => r.text)).toEqual(['read early', 'urgent']);
+  });
+
+  it('HT-06 HT-07 waitBlocked() after an earlier request sees the hold reached (its bell not lost to a bell read early)', async () => {
+    const api = await server();
+    api.expect({ path: '/other' }, { text: 'other' });
+    api.expect({ path: '/stream' }, { sse: [{ data: 'a' }, { data: 'b' }, { data: 'c' }] });
+    const held = api.hold({ path: '/stream' }, { afterEvents: 1 });
+    expect((await curl([`${api.url}/other`])).stdout.toString()).toBe('other');
+    const stream = curl(['-N', `${api.url}/stream`]);
+    expect(await held.waitBlocked()).toMatchObject({ seq: 2, path: '/stream' });
+    held.release();
+    expect((await stream).stdout.toString()).toBe('data: a\n\ndata: b\n\ndata: c\n\n');
   });
 
   it('HT-07 an entry held on to is exact when read later, though no event woke the test thread', async () => {
