@@ -2,15 +2,15 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { JournalWriter } from '../../internal/journal.js';
 import type { ControlMessage, WorkerSettings } from '../protocol.js';
-import { answer } from './answer.js';
 import { Asker } from './ask.js';
-import { Claims, type PendingClaim, Script } from './claim.js';
+import { Claims, Script } from './claim.js';
+import { Claimant } from './claimant.js';
 import type { Exchange } from './exchange.js';
 import { Holds, WorkerHold } from './holds.js';
 import { declaredLength, readRequest } from './intake.js';
 import { type ListenHandlers, listen } from './listen.js';
 import { EntryLog } from './log.js';
-import { type CoreParts, entryOf, labelOf } from './parts.js';
+import type { CoreParts } from './parts.js';
 import { WorkerPlaybook } from './playbook/engine.js';
 import { Recorder } from './record.js';
 import { clientError, halfSent, tooLarge } from './refuse.js';
@@ -52,6 +52,7 @@ export class ServerCore {
       asker: this.#asker,
       disposed: () => this.#disposed,
       internal: (x, cause) => this.#internal(x, cause),
+      drop: (res) => this.#drop(res),
       recorder:
         settings.cassette?.upstream === undefined
           ? undefined
@@ -168,17 +169,9 @@ export class ServerCore {
         if (token !== undefined && !carriesToken(intake.view.headers, token)) {
           return unauthorized(this.#parts, req, res, intake);
         }
-        const pending: PendingClaim = {
-          gen: script.gen,
-          seq: script.nextSeq(),
-          view: intake.view,
-          label: () => labelOf(intake, pending.seq),
-          entry: () => entryOf(this.#parts, intake, pending.seq, null, null, undefined),
-          verdicts: new Map(),
-          done: (result) =>
-            this.#guard(res, () => answer(this.#parts, req, res, intake, pending, result)),
-        };
-        this.#claims.submit(pending);
+        this.#claims.submit(
+          new Claimant(this.#parts, req, res, intake, script.gen, script.nextSeq()),
+        );
       }),
     );
   }
@@ -188,12 +181,17 @@ export class ServerCore {
     try {
       fn();
     } catch {
-      try {
-        this.#log.flush();
-        res?.destroy();
-      } catch {
-        // nothing more to do for this request
-      }
+      this.#drop(res);
+    }
+  }
+
+  /** A request whose handling threw: its connection ends, what the log holds written first. */
+  #drop(res: ServerResponse | undefined): void {
+    try {
+      this.#log.flush();
+      res?.destroy();
+    } catch {
+      // nothing more to do for this request
     }
   }
 

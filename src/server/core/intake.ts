@@ -25,6 +25,9 @@ export interface Intake {
   aborted: boolean;
 }
 
+/** The body of every request without one (a Buffer of no bytes: nothing can change it). */
+const NO_BODY = Buffer.alloc(0);
+
 /** The parts of a request line and its headers. */
 export function viewOf(req: IncomingMessage): RequestView {
   const target = targetOf(req);
@@ -43,7 +46,7 @@ export function viewOf(req: IncomingMessage): RequestView {
     const value = pairs[i + 1] as string;
     headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
   }
-  return { method: req.method ?? 'GET', path, query, headers, body: Buffer.alloc(0) };
+  return { method: req.method ?? 'GET', path, query, headers, body: NO_BODY };
 }
 
 /** The request target, path and query; of an absolute-form one (a client that thinks we are its proxy) only those. */
@@ -95,7 +98,8 @@ export function readRequest(
   });
   req.on('end', () => {
     if (over) return;
-    view.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    if (chunks.length > 0)
+      view.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
     done({ view, receivedAt, bodyBytes: bytes, tooLarge: false, aborted: false });
   });
   // A client that leaves mid-body (its FIN or RST): nothing to claim; logged as what came.

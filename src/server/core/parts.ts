@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { WireClaim, WireEntry, WorkerSettings } from '../protocol.js';
 import type { Asker } from './ask.js';
 import type { Script } from './claim.js';
@@ -17,6 +18,8 @@ export interface CoreParts {
   disposed(): boolean;
   /** A bug of shimkit's serving one request: that request ends, its entry says so. */
   internal(x: Exchange, cause: unknown): void;
+  /** A request whose handling threw: its connection ends (the log written first). */
+  drop(res: ServerResponse | undefined): void;
   /** The cassette's passthrough (record, record-missing): what no script entry takes goes upstream. */
   recorder: Recorder | undefined;
 }
@@ -54,7 +57,10 @@ export function entryOf(
     query: view.query,
     headers: view.headers,
     // The journal copies what it keeps (only this view's bytes).
-    body: view.body.subarray(0, parts.settings.logBodyBytes),
+    body:
+      view.body.length <= parts.settings.logBodyBytes
+        ? view.body
+        : view.body.subarray(0, parts.settings.logBodyBytes),
     bodyBytes: intake.bodyBytes,
     receivedAt: intake.receivedAt,
     claimedBy,
