@@ -20,7 +20,7 @@ import type { EntryPatch, ServerEvent, WireEntry } from '../protocol.js';
  */
 export class EntryLog {
   readonly #journal: JournalWriter;
-  readonly #pending = new Map<string, { gen: number; seq: number; patch: EntryPatch }>();
+  readonly #pending = new Map<number, { gen: number; seq: number; patch: EntryPatch }>();
   #scheduled = false;
   /** The claimed entry not written yet. */
   #held: { gen: number; entry: WireEntry } | undefined;
@@ -55,9 +55,12 @@ export class EntryLog {
 
   /** Post a change now (with any counters still pending for the request). */
   patch(gen: number, seq: number, patch: EntryPatch): void {
-    const key = `${gen}:${seq}`;
-    const pending = this.#pending.get(key);
-    if (pending) this.#pending.delete(key);
+    let pending: { patch: EntryPatch } | undefined;
+    if (this.#pending.size > 0) {
+      const key = keyOf(gen, seq);
+      pending = this.#pending.get(key);
+      if (pending) this.#pending.delete(key);
+    }
     const change = pending ? applyPatch(pending.patch, patch) : patch;
     const held = this.#held;
     if (held !== undefined && held.gen === gen && held.entry.seq === seq) {
@@ -70,7 +73,7 @@ export class EntryLog {
 
   /** Counters moved: posted at the end of this turn, merged with other moves in it. */
   progress(gen: number, seq: number, bytesSent: number, events: number): void {
-    const key = `${gen}:${seq}`;
+    const key = keyOf(gen, seq);
     const pending = this.#pending.get(key);
     if (pending) {
       pending.patch.bytesSent = bytesSent;
@@ -104,6 +107,11 @@ export class EntryLog {
     const { text, bytes } = eventRecord(event);
     this.#journal.append(text, bytes, isUrgent(event));
   }
+}
+
+/** A request's key among the pending counters: a number, so no string is made per event. */
+function keyOf(gen: number, seq: number): number {
+  return gen * 2 ** 32 + seq;
 }
 
 /**
