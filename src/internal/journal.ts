@@ -123,11 +123,15 @@ export class JournalReader {
     this.#port = port;
     this.#flags = new Int32Array(flags);
     this.#onRecord = onRecord;
-    // A segment is only taken: reading it now would cost this thread a burst
-    // of work in the middle of a run, and hold the records as objects, not bytes.
+    // A new segment is taken, and read only once two full ones wait behind the one being
+    // read: at most one read a MiB of records, so what nothing reads (a long run whose test
+    // awaits something else) is applied — and the log's body budget bounds it — as it goes.
     port.on('message', (message: JournalMessage) => {
       if (message === 0) this.read();
-      else this.#take(message);
+      else {
+        this.#take(message);
+        if (this.#segments.length > 2) this.read();
+      }
     });
   }
 

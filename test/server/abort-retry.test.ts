@@ -184,6 +184,34 @@ describe('retryable responses (HT-16)', () => {
     ]);
   });
 
+  it('HT-16 a client that leaves a big retryable body mid-write (progress counters pending) gives it back: the entry says requeued, assertDone() reports it unused, the retry gets it whole', async () => {
+    const api = await server();
+    const piece = 'y'.repeat(8000);
+    api.expect(
+      { path: '/big' },
+      { chunks: Array.from({ length: 400 }, () => ({ text: piece })), retryable: true },
+    );
+    const { port } = new URL(api.url);
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('GET /big HTTP/1.1\r\nhost: a\r\n\r\n'),
+      );
+      let got = 0;
+      socket.on('data', (d: Buffer) => {
+        got += d.length;
+        if (got > 200_000) socket.destroy();
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve());
+    });
+    await expect.poll(() => api.requests()[0]?.response.endedBy).toBe('client-abort');
+    expect(api.requests()[0]?.response.requeued).toBe(true);
+    expect(() => api.assertDone()).toThrow(/expect#1/);
+    const whole = await get(api, '/big');
+    expect(whole?.length).toBe(400 * piece.length);
+    api.assertDone();
+  });
+
   it('HT-16 retryable is checked like the other fields and passes through the builders', () => {
     expect(sse.chat('hi', { retryable: true }).retryable).toBe(true);
     expect(reply.status(503, { retryable: true }).retryable).toBe(true);

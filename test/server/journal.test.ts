@@ -77,6 +77,14 @@ describe('the worker → test journal (HT-07: the log is exact when read)', () =
     ]);
   });
 
+  it('HT-07 HT-14 records nothing reads are read as full segments pile up (the body budget then bounds them), not kept to the next read of state', async () => {
+    const { writer, records } = journal(256);
+    for (let i = 0; i < 40; i++) writer.append(`record ${i}`, Buffer.alloc(100, i), false);
+    // No read(), no bell: only the segments' own messages reach this thread.
+    await expect.poll(() => records.length).toBeGreaterThan(30);
+    expect(records[0]?.text).toBe('record 0');
+  });
+
   it('HT-07 a bell whose record was read before it rang (the writer publishes, then rings) does not silence the bells after it', () => {
     const { writer, reader, records, posted, flags } = journal(1 << 20);
     writer.append('read early', undefined, false);

@@ -191,7 +191,9 @@ export function inCliWords(report: string, dir: string): string {
     .replace(
       /api\.expect\(\{ method: '([A-Z]+)', path: '([^']*)' \}, …\) or api\.enqueue\(…\)/g,
       (_, method: string, path: string) =>
-        cliAdvice(dir).replace('{method}', method).replace('{shPath}', shQuote(path)),
+        cliAdvice(dir)
+          .replace('{method}', () => method)
+          .replace('{shPath}', () => shQuote(path)),
     )
     .replaceAll(
       'that the agent uses this server (env()).',

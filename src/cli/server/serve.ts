@@ -41,7 +41,7 @@ const DIR_CHECK_MS = 500;
 export const serveCommand: Command = {
   name: 'serve',
   usage:
-    'shimkit serve --dir D [--port N] [--host H | --socket PATH] [--require-token] [--strict] [--unmatched fail|echo] [--playbook FILE]... [--cassette FILE [--cassette-mode MODE] [--upstream URL]] [--log-body-bytes N] [--log-body-budget N] [--detach] [--owner-pid PID] [--idle-timeout DURATION] [--json]',
+    'shimkit serve --dir D [--port N] [--host H | --socket PATH] [--require-token] [--strict] [--unmatched fail|echo] [--playbook FILE]... [--cassette FILE [--cassette-mode MODE] [--upstream URL] [--cassette-timing T]] [--log-body-bytes N] [--log-body-budget N] [--detach] [--owner-pid PID] [--idle-timeout DURATION] [--json]',
   help: `Run a mock HTTP/SSE server (createMockServer) for the program under test, until
 SIGINT, SIGTERM, \`shimkit stop D\`, D is removed (checked every 500 ms), its owner
 exits, or it was idle for --idle-timeout. Once it listens it prints the variables the

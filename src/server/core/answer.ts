@@ -133,6 +133,7 @@ export function answer(
   });
   // A retryable scripted response: a client that leaves before its last byte gives it back for its retry.
   if (wire?.retryable && claim !== null) x.requeue = () => parts.script.giveBack(result, gen);
+  x.noticeGone();
   if (play === undefined && handler === undefined) {
     try {
       if (serveNow(x, wire as WireHttpResponse, error)) return;

@@ -94,6 +94,16 @@ export class Exchange {
     return this.#ended;
   }
 
+  /**
+   * A client already gone when its answer starts (it left while the claim
+   * waited, for a predicate or a function): its close came before this
+   * Exchange listened, so notice it now — after `requeue` is set, so a
+   * retryable response is given back.
+   */
+  noticeGone(): void {
+    if (!this.closed && (this.socket.destroyed || this.res.destroyed)) this.#onClose();
+  }
+
   /** The entry's `error` as posted so far. */
   get error(): string | undefined {
     return this.#error;

@@ -127,5 +127,6 @@ export function applyPatch<T extends EntryPatch>(target: T, patch: EntryPatch): 
   if (patch.error !== undefined) target.error = patch.error;
   if (patch.startedAt !== undefined) target.startedAt = patch.startedAt;
   if (patch.endedAt !== undefined) target.endedAt = patch.endedAt;
+  if (patch.requeued !== undefined) target.requeued = patch.requeued;
   return target;
 }
