@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 // Clients that leave and come back (issue 38, "Mock server under fire"):
 // a request half sent, then closed or reset (HT-07); framing headers a
 // scripted response may not set (HT-02); a `retryable` response given back
@@ -210,6 +211,21 @@ describe('retryable responses (HT-16)', () => {
     const whole = await get(api, '/big');
     expect(whole?.length).toBe(400 * piece.length);
     api.assertDone();
+  });
+
+  it('HT-16 HT-07 a client gone while its claim waited for a predicate is noticed: logged client-abort, a retryable response given back for its retry', async () => {
+    const api = await server();
+    api.expect({ path: '/p', predicate: () => true }, { text: 'p', retryable: true });
+    // The test's thread is blocked while curl waits, then gives up: the predicate is answered only after.
+    expect(() =>
+      execFileSync('curl', ['-sS', '--noproxy', '*', '--max-time', '0.5', `${api.url}/p`], {
+        stdio: 'ignore',
+      }),
+    ).toThrow();
+    await expect.poll(() => api.requests()[0]?.response.endedBy).toBe('client-abort');
+    expect(api.requests()[0]?.response.requeued).toBe(true);
+    expect((await curl([`${api.url}/p`])).stdout.toString()).toBe('p');
+    expect(api.requests().map((r) => r.claimedBy)).toEqual(['expect#1', 'expect#1']);
   });
 
   it('HT-16 retryable is checked like the other fields and passes through the builders', () => {
