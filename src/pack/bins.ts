@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { envWithPathEntry, pathKey } from '../internal/path-env.js';
+import { type Env, envWithPathEntry, pathKey } from '../internal/path-env.js';
 import type { TestSandbox } from '../process/sandbox.js';
 import {
   binTarget,
@@ -20,6 +20,8 @@ export interface BinInput {
   sandbox: TestSandbox;
   facts: PackageFacts;
   clean: Cleaner;
+  /** On top of the sandbox's env: the hermetic preload (see guard.ts). */
+  env?: Env;
 }
 
 /** `node_modules/.bin/NAME` (`NAME.cmd` on Windows) of the check project. */
@@ -57,7 +59,7 @@ export async function runBin(input: BinInput): Promise<PackCheck> {
   const r = await exec(file, run.args, {
     cwd: projectDir,
     sandbox,
-    env: { [key]: withBin[key] },
+    env: { ...input.env, [key]: withBin[key] },
     timeoutMs: run.timeoutMs,
     input: run.input,
   });

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Env } from '../internal/path-env.js';
 import type { TestSandbox } from '../process/sandbox.js';
 import { diagnoseLoad, type PackageFacts } from './diagnose.js';
 import type { EntryPoint } from './entries.js';
@@ -65,6 +66,8 @@ export interface LoadInput {
   timeoutMs: number;
   /** CommonJS code run first (`node --require`). */
   preload?: string | undefined;
+  /** On top of the sandbox's env: the hermetic preload (see guard.ts). */
+  env?: Env;
 }
 
 export async function loadEntries(input: LoadInput): Promise<PackCheck[]> {
@@ -86,6 +89,7 @@ export async function loadEntries(input: LoadInput): Promise<PackCheck[]> {
   const r = await exec(process.execPath, args, {
     cwd: projectDir,
     sandbox: input.sandbox,
+    env: input.env,
     timeoutMs: input.timeoutMs,
   });
   const lines = readFileSync(out, 'utf8')

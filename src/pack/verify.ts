@@ -8,6 +8,7 @@ import { diagnoseInstall, type PackageFacts } from './diagnose.js';
 import { entryPoints } from './entries.js';
 import { PackedInstallError } from './errors.js';
 import { ending } from './exec.js';
+import { hermeticEnv } from './guard.js';
 import { loadEntries } from './imports.js';
 import { hostNpm, install } from './install.js';
 import type { Manifest } from './lockfile.js';
@@ -179,7 +180,10 @@ async function verifyIn(
     tarball: packed.tarball,
   };
 
-  for (const run of o.run) results.push(await runBin({ run, projectDir, sandbox, facts, clean }));
+  const nodeEnv = hermeticEnv(runDir, projectDir, sandbox);
+  for (const run of o.run) {
+    results.push(await runBin({ run, projectDir, sandbox, facts, clean, env: nodeEnv }));
+  }
 
   const { import: doImport, require: doRequire, types } = o.imports;
   if (doImport || doRequire || types) {
@@ -203,6 +207,7 @@ async function verifyIn(
       clean,
       timeoutMs: o.timeoutMs,
       preload: o.preload,
+      env: nodeEnv,
     };
     const typesOnly = new Set(o.imports.typesOnly);
     const loaded = { ...common, entries: entries.filter((e) => !typesOnly.has(e.subpath)) };

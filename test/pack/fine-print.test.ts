@@ -1,0 +1,82 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import {
+  createSandbox,
+  formatPackedInstallReport,
+  type PackCheck,
+  verifyPackedInstall,
+} from '../../src/index.js';
+import { testDir } from '../helpers/index.js';
+
+// SP-12 fine print (issue 39): hermetic resolution, cleaned causes, types
+// files checked without tsc, every declared bin checked.
+
+/** A package dir with this package.json and these files. */
+function writePackage(manifest: object, files: Record<string, string>): string {
+  const dir = testDir('shimkit-pkg-');
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'fixture-pkg', version: '1.2.3', ...manifest }, null, 2),
+  );
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+const check = (report: { results: PackCheck[] }, name: string): PackCheck => {
+  const found = report.results.find((c) => c.name === name);
+  expect(
+    found,
+    `no check named ${name}: ${report.results.map((c) => c.name).join(', ')}`,
+  ).toBeDefined();
+  return found as PackCheck;
+};
+
+describe('SP-12 verifyPackedInstall fine print', () => {
+  test('SP-12 hermetic: a devDependency in a node_modules above the sandbox is not found by a bin, import or require', async () => {
+    // TMPDIR inside a dir whose node_modules has the devDependency, as under a repo.
+    const outer = testDir('shimkit-outer-');
+    mkdirSync(join(outer, 'node_modules', 'outer-dep'), { recursive: true });
+    writeFileSync(
+      join(outer, 'node_modules', 'outer-dep', 'package.json'),
+      JSON.stringify({
+        name: 'outer-dep',
+        version: '1.0.0',
+        main: 'index.js',
+        exports: { '.': { import: './index.mjs', require: './index.js' } },
+      }),
+    );
+    writeFileSync(join(outer, 'node_modules', 'outer-dep', 'index.js'), 'module.exports = 1;\n');
+    writeFileSync(join(outer, 'node_modules', 'outer-dep', 'index.mjs'), 'export default 1;\n');
+    mkdirSync(join(outer, 'tmp'));
+    await using sandbox = createSandbox({ tmpDir: join(outer, 'tmp') });
+    const dir = writePackage(
+      {
+        bin: { needs: 'needs.js' },
+        exports: { '.': { import: './index.mjs', require: './index.cjs' } },
+        devDependencies: { 'outer-dep': '^1.0.0' },
+      },
+      {
+        'needs.js': "#!/usr/bin/env node\nrequire('outer-dep');\n",
+        'index.cjs': "module.exports = require('outer-dep');\n",
+        'index.mjs': "export { default } from 'outer-dep';\n",
+      },
+    );
+    const report = await verifyPackedInstall({ packageDir: dir, sandbox, run: [{ bin: 'needs' }] });
+    const devDependency = {
+      ok: false,
+      cause: expect.stringMatching(
+        /`outer-dep`, which (needs\.js|index\.[cm]js) imports, is a devDependency of fixture-pkg/,
+      ),
+      fix: 'move `outer-dep` from devDependencies to dependencies',
+    };
+    expect(check(report, 'bin needs'), formatPackedInstallReport(report)).toMatchObject(
+      devDependency,
+    );
+    expect(check(report, 'require fixture-pkg')).toMatchObject(devDependency);
+    expect(check(report, 'import fixture-pkg')).toMatchObject(devDependency);
+  });
+});
