@@ -79,6 +79,13 @@ async function verifyIn(
   const notes: string[] = [];
   const sourceManifest = readManifest(join(o.packageDir, 'package.json'));
   const report = (extra: Partial<PackedInstallReport>): PackedInstallReport => {
+    // Every text of a check is cleaned, causes too: "imported by <project>/…", not a sandbox path.
+    for (const c of results) {
+      for (const key of ['problem', 'cause', 'fix', 'skipped'] as const) {
+        const text = c[key];
+        if (text !== undefined) c[key] = clean(text);
+      }
+    }
     const failures = results.filter((c) => !c.ok);
     return {
       ok: failures.length === 0,

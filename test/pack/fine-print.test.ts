@@ -80,3 +80,31 @@ describe('SP-12 verifyPackedInstall fine print', () => {
     expect(check(report, 'import fixture-pkg')).toMatchObject(devDependency);
   });
 });
+
+describe('SP-12 cleaned causes', () => {
+  test('SP-12 a cause names the check project as <project>, never the sandbox path', async () => {
+    // exports names a file left out: the cause names the check script that required it.
+    const dir = writePackage(
+      { exports: './lib/main.js', files: ['index.js'] },
+      { 'lib/main.js': 'module.exports = 1;\n', 'index.js': '' },
+    );
+    await using sandbox = createSandbox();
+    const report = await verifyPackedInstall({
+      packageDir: dir,
+      sandbox,
+      imports: { require: false, types: false },
+    });
+    const imported = check(report, 'import fixture-pkg');
+    expect(imported, formatPackedInstallReport(report)).toMatchObject({
+      ok: false,
+      cause: expect.stringMatching(
+        /^lib\/main\.js \(imported by <project>\/shimkit-check-import\.mjs\) is in the package dir but not in the tarball$/,
+      ),
+    });
+    for (const c of report.results) {
+      for (const text of [c.problem, c.cause, c.fix, c.skipped, c.stdout, c.stderr]) {
+        expect(text ?? '').not.toContain(sandbox.root);
+      }
+    }
+  });
+});
