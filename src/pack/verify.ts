@@ -17,6 +17,7 @@ import { type PackedInstallOptions, resolvePackOptions } from './options.js';
 import { pack, refuseReentry } from './pack.js';
 import { cleaner, fromRun, type PackCheck, type PackedInstallReport } from './report.js';
 import { checkTypes } from './types-check.js';
+import { checkTypesFiles } from './types-files.js';
 
 /**
  * Pack the package as `npm publish` would, install the tarball into a fresh
@@ -227,7 +228,7 @@ async function verifyIn(
       doRequire ? loadEntries({ ...loaded, mode: 'require' }) : [],
       types ? checkTypes({ ...common, modes: { import: doImport, require: doRequire } }) : [],
     ]);
-    results.push(...imported, ...required, ...typed);
+    results.push(...imported, ...required, ...(types ? checkTypesFiles(facts) : []), ...typed);
   }
   return report({ ...base, installMs });
 }

@@ -108,3 +108,37 @@ describe('SP-12 cleaned causes', () => {
     }
   });
 });
+
+describe('SP-12 types files', () => {
+  test('SP-12 a types field or types condition naming a file not in the tarball fails without TypeScript installed', async () => {
+    const dir = writePackage(
+      {
+        types: './index.d.ts',
+        exports: {
+          '.': { types: './index.d.ts', import: './index.mjs', require: './index.cjs' },
+          './sub': {
+            import: { types: './dist/sub.d.mts', default: './index.mjs' },
+            default: './index.cjs',
+          },
+        },
+        files: ['index.mjs', 'index.cjs'],
+      },
+      {
+        'index.mjs': 'export const a = 1;\n',
+        'index.cjs': 'exports.a = 1;\n',
+        'index.d.ts': 'export declare const a: number;\n',
+      },
+    );
+    const report = await verifyPackedInstall({ packageDir: dir });
+    expect(check(report, 'types files'), formatPackedInstallReport(report)).toMatchObject({
+      ok: false,
+      problem:
+        'package.json names types files that are not in the tarball: index.d.ts (`types`), index.d.ts (exports["."]["types"]), dist/sub.d.mts (exports["./sub"]["import"]["types"])',
+      cause: 'index.d.ts (the types of `types`) is in the package dir but not in the tarball',
+      fix: expect.stringMatching(/add it to `files`/),
+    });
+    // No TypeScript in the package dir: tsc was skipped, the static check ran all the same.
+    expect(check(report, 'types').skipped).toMatch(/TypeScript is not installed/);
+    expect(report.failures.map((c) => c.name)).toEqual(['types files']);
+  });
+});
