@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Env, envWithPathEntry, pathKey } from '../internal/path-env.js';
 import type { TestSandbox } from '../process/sandbox.js';
 import {
+  binNames,
   binTarget,
   diagnoseMissingBin,
   diagnoseMissingModule,
@@ -89,4 +90,60 @@ export async function runBin(input: BinInput): Promise<PackCheck> {
         : `${run.bin} ran, but will not on every system`,
     ...diagnosis,
   });
+}
+
+/**
+ * Check the declared bins that `run` does not name, without running them:
+ * each one's file is in the tarball, starts with a shebang that works on
+ * every system, and is linked into `node_modules/.bin` executable.
+ */
+export function checkDeclaredBins(input: {
+  ran: ReadonlySet<string>;
+  projectDir: string;
+  platform: NodeJS.Platform;
+  facts: PackageFacts;
+}): PackCheck[] {
+  const { facts, projectDir, platform } = input;
+  return binNames(facts.manifest, facts.name)
+    .filter((bin) => !input.ran.has(bin))
+    .map((bin): PackCheck => {
+      const name = `bin ${bin} (not run)`;
+      const target = binTarget(facts.manifest, bin, facts.name);
+      const file = binPath(projectDir, bin, platform);
+      if (target === undefined || !facts.files.has(target) || !existsSync(file)) {
+        return {
+          kind: 'bin',
+          name,
+          ok: false,
+          problem: `node_modules/.bin/${bin} is not there after the install`,
+          ...diagnoseMissingBin(bin, facts),
+          ms: 0,
+        };
+      }
+      if (platform !== 'win32') {
+        const shebang = diagnoseShebang(bin, readPacked(facts.tarball, target), target);
+        if (shebang) {
+          return {
+            kind: 'bin',
+            name,
+            ok: false,
+            problem: `${bin} will not run on every system`,
+            ...shebang,
+            ms: 0,
+          };
+        }
+        if ((statSync(file).mode & 0o111) === 0) {
+          return {
+            kind: 'bin',
+            name,
+            ok: false,
+            problem: `node_modules/.bin/${bin} is not executable after the install`,
+            cause: `${target}, the file of bin \`${bin}\`, has no execute permission as installed`,
+            fix: 'see the install output for why npm did not make it executable',
+            ms: 0,
+          };
+        }
+      }
+      return { kind: 'bin', name, ok: true, ms: 0 };
+    });
 }

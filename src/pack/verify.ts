@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ShimkitError } from '../internal/errors.js';
 import { createSandbox, type TestSandbox } from '../process/sandbox.js';
-import { runBin } from './bins.js';
+import { checkDeclaredBins, runBin } from './bins.js';
 import { diagnoseInstall, type PackageFacts } from './diagnose.js';
 import { entryPoints } from './entries.js';
 import { PackedInstallError } from './errors.js';
@@ -192,6 +192,15 @@ async function verifyIn(
   for (const run of o.run) {
     results.push(await runBin({ run, projectDir, sandbox, facts, clean, env: nodeEnv }));
   }
+  // The bins run does not name are checked without running them.
+  results.push(
+    ...checkDeclaredBins({
+      ran: new Set(o.run.map((r) => r.bin)),
+      projectDir,
+      platform: sandbox.platform,
+      facts,
+    }),
+  );
 
   const { import: doImport, require: doRequire, types } = o.imports;
   if (doImport || doRequire || types) {

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import {
@@ -140,5 +140,65 @@ describe('SP-12 types files', () => {
     // No TypeScript in the package dir: tsc was skipped, the static check ran all the same.
     expect(check(report, 'types').skipped).toMatch(/TypeScript is not installed/);
     expect(report.failures.map((c) => c.name)).toEqual(['types files']);
+  });
+});
+
+describe('SP-12 declared bins', () => {
+  test('SP-12 every declared bin is checked without running it; only the named ones run', async () => {
+    const dir = writePackage(
+      {
+        bin: {
+          named: 'named.js',
+          fine: 'fine.js',
+          bare: 'bare.js',
+          crlf: 'crlf.js',
+          gone: 'dist/gone.js',
+        },
+        files: ['named.js', 'fine.js', 'bare.js', 'crlf.js', 'index.js'],
+      },
+      {
+        'named.js': '#!/usr/bin/env node\nconsole.log("named ran")\n',
+        // Running this one would leave a file behind: it must not run.
+        'fine.js': '#!/usr/bin/env node\nrequire("fs").writeFileSync("fine-ran", "")\n',
+        'bare.js': 'console.log("hi")\n',
+        'crlf.js': '#!/usr/bin/env node\r\nconsole.log("hi")\r\n',
+        'index.js': '',
+      },
+    );
+    await using sandbox = createSandbox();
+    const report = await verifyPackedInstall({
+      packageDir: dir,
+      sandbox,
+      imports: 'none',
+      run: [{ bin: 'named', expect: { stdout: 'named ran' } }],
+    });
+    expect(report.results.map((c) => c.name)).toEqual([
+      'pack',
+      'install',
+      'bin named',
+      'bin fine (not run)',
+      'bin bare (not run)',
+      'bin crlf (not run)',
+      'bin gone (not run)',
+    ]);
+    expect(check(report, 'bin named').ok).toBe(true);
+    expect(check(report, 'bin fine (not run)')).toMatchObject({ ok: true });
+    expect(check(report, 'bin bare (not run)')).toMatchObject({
+      ok: false,
+      cause: expect.stringMatching(/bare\.js.*has no shebang/),
+    });
+    expect(check(report, 'bin crlf (not run)')).toMatchObject({
+      ok: false,
+      cause: expect.stringMatching(/shebang line of crlf\.js.*ends in CRLF/),
+    });
+    expect(check(report, 'bin gone (not run)')).toMatchObject({
+      ok: false,
+      cause: expect.stringMatching(
+        /^dist\/gone\.js \(the file of bin `gone`\) is not in the tarball/,
+      ),
+    });
+    // The project is still there (the sandbox is ours): the unnamed bin never ran in it.
+    expect(existsSync(join(report.projectDir, 'node_modules'))).toBe(true);
+    expect(existsSync(join(report.projectDir, 'fine-ran'))).toBe(false);
   });
 });
