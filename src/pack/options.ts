@@ -49,7 +49,9 @@ export interface ImportChecks {
   /**
    * `tsc --noEmit` of a file that imports each, under `moduleResolution`
    * node16 (as ESM and as CommonJS) and bundler, when the package has types
-   * and TypeScript is installed in the package dir.
+   * and TypeScript is installed in the package dir; and, with or without
+   * TypeScript, a `types files` check that every types file package.json
+   * declares (`types`, `typings`, `exports` `types` conditions) is packed.
    * @default true
    */
   types?: boolean;
@@ -78,6 +80,8 @@ export interface PackedInstallOptions {
   packageDir?: string;
   /**
    * Bins to run after the install, each through `node_modules/.bin`.
+   * Every other declared bin is checked without being run (`bin NAME (not
+   * run)`: its file is packed, has a working shebang and is executable).
    * @default []
    * @example
    * run: [{ bin: 'semver', args: ['1.2.3', '-r', '^1'], expect: { stdout: '1.2.3' } }]

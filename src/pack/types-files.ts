@@ -19,7 +19,7 @@ export function declaredTypes(
     if (typeof value === 'string') {
       if (underTypes && !value.includes('*')) out.push({ file: value, where });
     } else if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, `${where}[${i}]`, underTypes));
+      for (const [i, v] of value.entries()) walk(v, `${where}[${i}]`, underTypes);
     } else if (typeof value === 'object' && value !== null) {
       for (const [k, v] of Object.entries(value)) {
         walk(v, `${where}[${JSON.stringify(k)}]`, underTypes || k === 'types' || k === 'typings');

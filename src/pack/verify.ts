@@ -24,7 +24,12 @@ import { checkTypesFiles } from './types-files.js';
  * project in a sandbox with an npm of its own (HOME, cache, user and global
  * config: nothing of the host's but its registry), then run its bins and
  * load every entry point under `import` and `require`, and type-check them
- * (requirement SP-12). A failed check is reported with its cause and fix;
+ * (requirement SP-12). Declared bins that `run` does not name are checked
+ * without running them, and declared types files are checked to be in the
+ * tarball without tsc. Nothing resolves outside the check project: a bare
+ * specifier Node finds only in a `node_modules` above it fails as not
+ * installed. A failed check is reported with its cause and fix (paths as
+ * `<project>`, `<sandbox>`, `<package>`);
  * only a problem outside the package (bad options, no npm, a re-entry from
  * a pack script) throws, and only `ShimkitError`s.
  *
