@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { TestSandbox } from '../process/sandbox.js';
-import type { PackageFacts } from './diagnose.js';
+import { diagnoseMissingModule, type PackageFacts } from './diagnose.js';
 import type { EntryPoint } from './entries.js';
 import { ending, exec } from './exec.js';
 import { type Cleaner, type PackCheck, skipped, tail } from './report.js';
@@ -124,11 +124,29 @@ export async function checkTypes(input: TypesInput): Promise<PackCheck[]> {
           files: run.modes.map((m) => FILES[m]),
         }),
       );
-      const r = await exec(process.execPath, [ts.tsc, '-p', run.config, '--pretty', 'false'], {
-        cwd: projectDir,
-        sandbox: input.sandbox,
-        timeoutMs: input.timeoutMs,
-      });
+      const listed = await exec(
+        process.execPath,
+        [ts.tsc, '-p', run.config, '--pretty', 'false', '--listFiles'],
+        {
+          cwd: projectDir,
+          sandbox: input.sandbox,
+          timeoutMs: input.timeoutMs,
+          // Every file of the program is listed: keep them all to prove none is outside.
+          tailBytes: 64 * 1024 * 1024,
+        },
+      );
+      const files = listed.stdout.split('\n').filter(isListed);
+      const r = {
+        ...listed,
+        stdout: tail(
+          listed.stdout
+            .split('\n')
+            .filter((l) => !isListed(l))
+            .join('\n'),
+        ),
+      };
+      const outside = outsideFiles(files, projectDir, ts.tsc);
+      if (outside.length > 0) results.push(outsideCheck(outside, run.modes, facts, clean, r));
       const output = r.stdout + r.stderr;
       const errors = [
         ...output.matchAll(/^(shimkit-types\.[cm]?ts)\((\d+),\d+\): error (TS\d+): (.*)$/gm),
@@ -184,4 +202,53 @@ function typesDiagnosis(
     };
   }
   return undefined;
+}
+
+/** A line of `--listFiles`: an absolute path, not a diagnostic (`/x.d.ts(1,2): error …`). */
+const isListed = (line: string) =>
+  /^(?:[A-Za-z]:)?[\\/]\S/.test(line) && !/\(\d+,\d+\): /.test(line);
+
+/** Files tsc read that are neither in the check project nor TypeScript's own lib files. */
+function outsideFiles(files: readonly string[], projectDir: string, tsc: string): string[] {
+  const lib = resolve(dirname(tsc), '..', 'lib');
+  const roots = [projectDir, realpathSync(projectDir), lib, realpathSync(lib)].map((d) =>
+    d.split(sep).join('/'),
+  );
+  return files.filter((f) => !roots.some((root) => f.replace(/\\/g, '/').startsWith(`${root}/`)));
+}
+
+/**
+ * tsc found types outside the check project: its lookup walked up into a
+ * `node_modules` above it, so a user's install, which lacks them, fails.
+ */
+function outsideCheck(
+  outside: readonly string[],
+  modes: readonly Mode[],
+  facts: PackageFacts,
+  clean: Cleaner,
+  r: { command: string; exitCode: number | null; stderr: string; durationMs: number },
+): PackCheck {
+  const first = outside[0] as string;
+  const after = first.split('/node_modules/').at(-1) ?? '';
+  const parts = after.split('/');
+  const name = parts[0]?.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? '');
+  const dep = name.startsWith('@types/') ? name.slice('@types/'.length).replace('__', '/') : name;
+  const diagnosis =
+    dep && dep !== facts.name
+      ? diagnoseMissingModule(`Cannot find package '${dep}'`, facts)
+      : undefined;
+  return {
+    kind: 'types',
+    name: `types ${modes.join(', ')}: nothing outside the project`,
+    ok: false,
+    problem: `tsc read ${outside.length} file${outside.length === 1 ? '' : 's'} outside the check project (first: ${first}), found only in a node_modules above it`,
+    ...(diagnosis ?? {
+      cause: 'the types import a module the install did not put in the check project',
+      fix: 'declare it in dependencies (or peerDependencies)',
+    }),
+    command: clean(r.command),
+    exitCode: r.exitCode,
+    stderr: tail(clean(r.stderr)),
+    ms: Math.round(r.durationMs),
+  };
 }

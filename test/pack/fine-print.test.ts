@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import {
   createSandbox,
@@ -8,6 +9,8 @@ import {
   verifyPackedInstall,
 } from '../../src/index.js';
 import { testDir } from '../helpers/index.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 // SP-12 fine print (issue 39): hermetic resolution, cleaned causes, types
 // files checked without tsc, every declared bin checked.
@@ -200,5 +203,45 @@ describe('SP-12 declared bins', () => {
     // The project is still there (the sandbox is ours): the unnamed bin never ran in it.
     expect(existsSync(join(report.projectDir, 'node_modules'))).toBe(true);
     expect(existsSync(join(report.projectDir, 'fine-ran'))).toBe(false);
+  });
+});
+
+describe('SP-12 hermetic types', () => {
+  test('SP-12 hermetic: types that import a devDependency found only above the sandbox fail the type check', async () => {
+    const outer = testDir('shimkit-outer-');
+    const dep = join(outer, 'node_modules', 'outer-types');
+    mkdirSync(dep, { recursive: true });
+    writeFileSync(
+      join(dep, 'package.json'),
+      JSON.stringify({ name: 'outer-types', version: '1.0.0', types: 'index.d.ts' }),
+    );
+    writeFileSync(join(dep, 'index.d.ts'), 'export interface Outer { a: number }\n');
+    mkdirSync(join(outer, 'tmp'));
+    await using sandbox = createSandbox({ tmpDir: join(outer, 'tmp') });
+    const dir = writePackage(
+      {
+        exports: { '.': { types: './index.d.ts', default: './index.js' } },
+        devDependencies: { 'outer-types': '^1.0.0' },
+      },
+      {
+        'index.js': 'exports.a = 1;\n',
+        'index.d.ts': "import type { Outer } from 'outer-types';\nexport declare const a: Outer;\n",
+      },
+    );
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(join(ROOT, 'node_modules', 'typescript'), join(dir, 'node_modules', 'typescript'));
+    const report = await verifyPackedInstall({
+      packageDir: dir,
+      sandbox,
+      imports: { require: false },
+    });
+    const failed = report.failures.find((c) => c.kind === 'types');
+    expect(failed, formatPackedInstallReport(report)).toMatchObject({
+      problem: expect.stringMatching(
+        /^tsc read 1 file outside the check project \(first: .*outer-types\/index\.d\.ts\)/,
+      ),
+      cause: expect.stringMatching(/^`outer-types` is a devDependency of fixture-pkg/),
+      fix: 'move `outer-types` from devDependencies to dependencies',
+    });
   });
 });
