@@ -13,9 +13,9 @@ export interface PackCheck {
   ok: boolean;
   /** Set when the check was not run, with why (`ok` is then true). */
   skipped?: string;
-  /** What failed, in one line (absent when `ok`). */
+  /** What failed, in one line (absent when `ok`), paths cleaned as in `command`. */
   problem?: string;
-  /** Why, when it could be told, and what to change. */
+  /** Why, when it could be told, and what to change, paths cleaned as in `command`. */
   cause?: string;
   fix?: string;
   /** The command that ran, paths cleaned (`<project>`, `<sandbox>`, `<package>`). */

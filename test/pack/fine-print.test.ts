@@ -8,6 +8,7 @@ import {
   type PackCheck,
   verifyPackedInstall,
 } from '../../src/index.js';
+import { declaredTypes } from '../../src/pack/types-files.js';
 import { testDir } from '../helpers/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -243,5 +244,27 @@ describe('SP-12 hermetic types', () => {
       cause: expect.stringMatching(/^`outer-types` is a devDependency of fixture-pkg/),
       fix: 'move `outer-types` from devDependencies to dependencies',
     });
+  });
+});
+
+describe('SP-12 declared types, read statically', () => {
+  test('SP-12 types, typings and every exports types condition are declared types files; patterns are not', () => {
+    expect(
+      declaredTypes({
+        name: 'x',
+        types: './a.d.ts',
+        typings: 'b.d.ts',
+        exports: {
+          '.': [{ import: { types: './c.d.mts', default: './c.mjs' } }, './c.cjs'],
+          './sub': { typings: './d.d.ts', require: './d.cjs' },
+          './features/*': { types: './features/*.d.ts', default: './features/*.js' },
+        },
+      }),
+    ).toEqual([
+      { file: './a.d.ts', where: '`types`' },
+      { file: 'b.d.ts', where: '`typings`' },
+      { file: './c.d.mts', where: 'exports["."][0]["import"]["types"]' },
+      { file: './d.d.ts', where: 'exports["./sub"]["typings"]' },
+    ]);
   });
 });
