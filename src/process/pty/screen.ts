@@ -3,6 +3,7 @@ import { WaitTimeoutError } from '../../internal/errors.js';
 import type { Matcher } from '../options.js';
 import { waitForMatch } from '../wait-match.js';
 import { PtyUnavailableError } from './errors.js';
+import { type WidthProvider, widthProvider } from './unicode.js';
 
 /** What a terminal shows: its rows as text and where the cursor is, 0-based. */
 export interface ScreenSnapshot {
@@ -24,6 +25,7 @@ interface HeadlessTerminal {
   readonly cols: number;
   readonly rows: number;
   readonly modes: { readonly applicationCursorKeysMode: boolean };
+  readonly unicode: { register(provider: WidthProvider): void; activeVersion: string };
   readonly buffer: {
     readonly active: {
       readonly baseY: number;
@@ -83,6 +85,11 @@ export class TerminalScreen {
           scrollOnUserInput: false,
         })
       : null;
+    if (this.#terminal) {
+      // Cell widths as a real terminal's (tmux, wcwidth): emoji two wide.
+      this.#terminal.unicode.register(widthProvider);
+      this.#terminal.unicode.activeVersion = widthProvider.version;
+    }
     const answer = (data: string) => {
       if (data !== '') reply(data);
     };

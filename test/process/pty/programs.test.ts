@@ -57,6 +57,13 @@ function tmux(sb: TestSandbox, cols: number, rows: number, command: string) {
   return {
     screen: () => normalize(tmuxRun('capture-pane', '-p', '-t', 'pty').stdout.split('\n')),
     keys: (...keys: string[]) => tmuxRun('send-keys', '-t', 'pty', ...keys),
+    cursor: () => {
+      const [col, row] = tmuxRun('display-message', '-p', '-t', 'pty', '#{cursor_x} #{cursor_y}')
+        .stdout.trim()
+        .split(' ')
+        .map(Number);
+      return { row, col };
+    },
   };
 }
 
@@ -140,6 +147,29 @@ describe('SP-13 real terminal programs', () => {
 
       p.type(':wq\r');
       expect(await p.wait({ timeoutMs: 10_000 })).toMatchObject({ exitCode: 0 });
+    },
+  );
+
+  it.skipIf(!tools.tmux)(
+    'SP-13 emoji, CJK and combining marks take the cells and move the cursor as under tmux',
+    async () => {
+      const sb = sandbox();
+      // Each line ends with a cursor move to column 6 (CHA) and an X written
+      // there: a width off by one anywhere before it shows in the text too.
+      const script = [
+        "printf 'A\\360\\237\\230\\200B|\\033[6GX\\n'", // A😀B
+        "printf '\\346\\274\\242\\345\\255\\227e\\314\\201|\\033[6GX\\n'", // 漢字é (e + U+0301)
+        "printf '\\342\\234\\205\\342\\214\\232ok\\033[6GX\\n'", // ✅⌚
+        "printf 'end\\360\\237\\221\\215'", // end👍, the cursor after it
+        'exec cat',
+      ].join('; ');
+      const t = tmux(sb, 30, 6, `sh -c "${script}"`);
+      const p = spawned('sh', ['-c', script], { sandbox: sb, pty: { cols: 30, rows: 6 } });
+
+      const screen = await sameScreen(p, t, /^end👍/m);
+      expect(screen.slice(0, 3)).toEqual(['A😀B|X', '漢字e\u0301X', '✅⌚oX']);
+      await vi.waitFor(() => expect(t.cursor()).toEqual({ row: 3, col: 5 }), { timeout: 10_000 });
+      expect(p.screen().cursor).toEqual(t.cursor());
     },
   );
 
