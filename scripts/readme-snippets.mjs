@@ -56,6 +56,7 @@ const IDS = {
   'Answer prompts': 'SP-08',
   'Start a server, wait until it is ready, close the whole tree': 'SP-04',
   'Drive a terminal UI on a PTY': 'SP-13',
+  '`run(command, args?, options?)` → `Promise<RunResult>`': 'SP-13',
   'A password prompt that reads /dev/tty': 'SP-13',
   'Drop one frame between a client and a server': 'PX-02',
   'Delay a reply, driven by a fake clock': 'PX-12',

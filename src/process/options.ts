@@ -98,7 +98,10 @@ export interface RunOptions extends Omit<SpawnProcessOptions, 'stdin' | 'keep'> 
    */
   timeoutMs?: number;
   /**
-   * Written to stdin, which is then closed. Without it stdin is empty.
+   * Written to stdin, which is then closed. Without it stdin is empty. With
+   * `pty`, it is typed into the terminal, followed by Ctrl+D (end of input
+   * for a program reading lines; a partial last line needs a second one, so
+   * end the input with `\n`); without it nothing is typed.
    */
   input?: string | Uint8Array;
 }
@@ -132,7 +135,17 @@ const SPAWN_KEYS = [
   'keep',
   'pty',
 ];
-const RUN_KEYS = ['sandbox', 'cwd', 'env', 'tailBytes', 'graceMs', 'drainMs', 'timeoutMs', 'input'];
+const RUN_KEYS = [
+  'sandbox',
+  'cwd',
+  'env',
+  'tailBytes',
+  'graceMs',
+  'drainMs',
+  'timeoutMs',
+  'input',
+  'pty',
+];
 const STDIN_MODES = ['pipe', 'ignore', 'inherit'] as const;
 const SOURCES: readonly OutputSource[] = ['stdout', 'stderr', 'all'];
 
@@ -192,7 +205,8 @@ export function resolveSpawn(
   let input: string | Uint8Array | undefined;
   const given = fn === 'run' ? (o as RunOptions).input : o.stdin;
   if (fn === 'run') {
-    if (given === undefined) stdin = 'ignore';
+    // On a terminal, run()'s input is typed (then Ctrl+D); without it nothing is.
+    if (given === undefined) stdin = pty ? 'pipe' : 'ignore';
     else if (typeof given === 'string' || given instanceof Uint8Array) input = given;
     else throw optionError(where, 'input', 'a string or bytes', given);
   } else if (given !== undefined) {
@@ -210,7 +224,7 @@ export function resolveSpawn(
     }
   }
   if (pty) checkPtyLaunch(args as string[], env, where);
-  if (pty && (stdin !== 'pipe' || input !== undefined)) {
+  if (pty && fn === 'spawnProcess' && (stdin !== 'pipe' || input !== undefined)) {
     throw new InvalidOptionError(
       `${where}: \`stdin\` must be 'pipe' (the default) with \`pty\`: the terminal is the program's stdin. Type into it with type() and press() once it runs.`,
     );

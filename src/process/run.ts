@@ -1,4 +1,6 @@
 import { type RunOptions, resolveRunTimeout, resolveSpawn } from './options.js';
+import { PtyUnavailableError } from './pty/errors.js';
+import type { ScreenSnapshot } from './pty/screen.js';
 import { TestProcess } from './test-process.js';
 import type { ProcessExit, WaitResult } from './types.js';
 
@@ -11,10 +13,19 @@ export interface RunResult {
   exitCode: number | null;
   /** The signal that ended it (`SIGTERM`/`SIGKILL` after a deadline), or `null` (always on Windows). */
   signal: NodeJS.Signals | null;
-  /** The last `tailBytes` of stdout. */
+  /**
+   * The last `tailBytes` of stdout. With `pty`: of everything the program
+   * wrote to the terminal (its stdout and stderr, in order, as the terminal
+   * passed them on: `\n` comes as `\r\n`).
+   */
   stdout: string;
-  /** The last `tailBytes` of stderr. */
+  /** The last `tailBytes` of stderr. With `pty`, empty (the terminal is stdout). */
   stderr: string;
+  /**
+   * With `pty`: the terminal's last screen (as `TestProcess.screen()`), or
+   * `undefined` without `@xterm/headless`. Without `pty`, `undefined`.
+   */
+  screen?: ScreenSnapshot;
   /** Bytes of stdout / stderr that did not fit in the tail. */
   stdoutDroppedBytes: number;
   stderrDroppedBytes: number;
@@ -59,7 +70,9 @@ export async function run(
   } finally {
     release();
   }
+  const screen = resolved.pty ? lastScreen(p) : undefined;
   return {
+    ...(screen ? { screen } : {}),
     exitCode: exit.exitCode,
     signal: exit.signal,
     stdout: p.stdout.tail(),
@@ -70,4 +83,14 @@ export async function run(
     durationMs: waited.timedOut ? Math.round(performance.now() - started) : exit.durationMs,
     command: p.commandLine,
   };
+}
+
+/** The screen of a PTY run, or `undefined` without `@xterm/headless`. */
+function lastScreen(p: TestProcess): ScreenSnapshot | undefined {
+  try {
+    return p.screen();
+  } catch (error) {
+    if (error instanceof PtyUnavailableError) return undefined;
+    throw error;
+  }
 }

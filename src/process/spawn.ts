@@ -16,7 +16,13 @@ export function spawnChild(
   options: ResolvedSpawn,
 ): ChildProcess {
   if (options.pty) {
-    return spawnPythonPty({ ...options, command, args, pty: options.pty });
+    const child = spawnPythonPty({ ...options, command, args, pty: options.pty });
+    // run()'s input: typed, then Ctrl+D (what end() types on a terminal).
+    if (options.input !== undefined) {
+      child.stdin?.write(options.input);
+      child.stdin?.end('\x04');
+    }
+    return child;
   }
   const how =
     options.platform === 'win32'

@@ -87,7 +87,7 @@ describe('bad input', () => {
     ],
     [
       { timeout: 5 },
-      'Unknown option `timeout` for run("true"). Did you mean `timeoutMs`? Valid options: sandbox, cwd, env, tailBytes, graceMs, drainMs, timeoutMs, input.',
+      'Unknown option `timeout` for run("true"). Did you mean `timeoutMs`? Valid options: sandbox, cwd, env, tailBytes, graceMs, drainMs, timeoutMs, input, pty.',
     ],
     [
       { input: 5 },

@@ -107,3 +107,8 @@ p.type('hunter2\r');
 expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: 0 });
 expect(p.screen().lines.slice(0, 2)).toEqual(['Password: ', '7']); // no echo
 });
+
+example("SP-13 README: run(command, args?, options?) → Promise<RunResult>", async () => {
+const r = await run('sh', ['-c', 'read -r name; echo "hi $name"'], { pty: true, input: 'Ada\n' });
+expect(r.stdout).toBe('Ada\r\nhi Ada\r\n');
+});

@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   createSandbox,
   NotATerminalError,
+  run,
   spawnProcess,
   WaitTimeoutError,
 } from '../../../src/index.js';
@@ -223,6 +224,37 @@ describe('SP-13 output, exit and the process tree', () => {
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await p.close();
     await vi.waitFor(() => expect(isAlive(pid)).toBe(false));
+  });
+});
+
+describe('SP-13 run() on a terminal', () => {
+  it("SP-13 run() takes pty: the output is the terminal's, input is typed then Ctrl+D, the last screen comes back", async () => {
+    const sb = sandbox();
+    const r = await run(
+      'sh',
+      [
+        '-c',
+        'test -t 0 && test -t 1 && echo tty; stty size; read -r name; echo "hi $name" >&2; cat; echo done',
+      ],
+      { sandbox: sb, pty: { cols: 30, rows: 10 }, input: 'Ada\nmore\n', timeoutMs: 10_000 },
+    );
+    expect(r).toMatchObject({ exitCode: 0, timedOut: false, stderr: '' });
+    // The terminal echoes what is typed when it is typed (type-ahead), so
+    // "Ada" and "more" may come before the program's first line.
+    expect(r.stdout).toMatch(/^(?:Ada\r\nmore\r\n)?tty\r\n10 30\r\n/);
+    expect(r.stdout).toMatch(/hi Ada\r\nmore\r\ndone\r\n$/);
+    expect(r.stdout.match(/Ada\r\n/g)).toHaveLength(2); // echoed, then "hi Ada"
+    expect(r.screen?.lines.join('\n')).toMatch(/^hi Ada\nmore\ndone\n\n$/m);
+    expect(r.screen?.cursor).toEqual({ row: 7, col: 0 }); // 7 lines: 2 echoed, 5 written
+  });
+
+  it('SP-13 run() with pty and no input types nothing: a reader waits until the deadline', async () => {
+    const r = await run('sh', ['-c', 'printf "name? "; read -r name; echo "got $name"'], {
+      pty: true,
+      timeoutMs: 300,
+    });
+    expect(r).toMatchObject({ timedOut: true, stdout: 'name? ' });
+    expect(r.screen?.lines[0]).toBe('name? ');
   });
 });
 
