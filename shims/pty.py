@@ -101,12 +101,29 @@ def read_launch():
         data += chunk
 
 
+def clean_signals():
+    """Every signal at its default disposition and none blocked, as a login shell starts.
+
+    Node (libuv) starts the helper so, but a helper started otherwise (by a
+    shell's background job: SIGINT and SIGQUIT ignored; by a parent that
+    blocks SIGCHLD) would hand that on through exec: a shell that cannot see
+    SIGCHLD does not reap its killed jobs.
+    """
+    for sig in range(1, signal.NSIG):
+        if sig in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass  # one the C library keeps for itself (its threads' real-time signals)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
 def run_child(slave, master, failed, launch):
     umask, cwd, file, argv, env = launch
     try:
         signal.set_wakeup_fd(-1)
-        for sig in HELD + [signal.SIGCHLD]:
-            signal.signal(sig, signal.SIG_DFL)  # SIGPIPE and SIGXFSZ were ignored by python
+        clean_signals()  # SIGPIPE and SIGXFSZ were ignored by python, the rest held by main()
         os.umask(umask)
         for fd in (0, 1, 2):
             os.dup2(slave, fd)
@@ -171,6 +188,7 @@ def hang_up(master):
 def main():
     if os.getsid(0) != os.getpid():
         os.setsid()  # run by hand; from Node it already leads its own session
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])  # its SIGCHLD must come through
     # All that needs no launch is done first: a spare helper has it done
     # before it is used.
     master, slave = os.openpty()

@@ -9,10 +9,12 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { InvalidOptionError, SpawnError, spawnProcess } from '../../../src/index.js';
-import { isAlive, python3, spawnTracked, testDir } from '../../helpers/index.js';
+import { encodeLaunch } from '../../../src/process/pty/python.js';
+import { completion, isAlive, python3, spawnTracked, testDir } from '../../helpers/index.js';
 import { sessionOf, spawned, stateOf, theSpare } from '../../helpers/pty.js';
 
 const DIST = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
+const HELPER = fileURLToPath(new URL('../../../shims/pty.py', import.meta.url));
 const linux = process.platform === 'linux';
 
 describe('SP-13 what the program is given', () => {
@@ -62,6 +64,48 @@ describe('SP-13 what the program is given', () => {
 });
 
 describe('SP-13 signals and ends', () => {
+  it.skipIf(!linux)(
+    'SP-13 the program starts with no signal blocked or ignored, though the helper was started with some (job control needs SIGCHLD)',
+    async () => {
+      // A parent that is not Node (libuv clears both): SIGCHLD, SIGINT and
+      // SIGTERM blocked, SIGTRAP and a real-time signal ignored.
+      const wrapper = [
+        'import os, signal, sys',
+        'signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD, signal.SIGINT, signal.SIGTERM])',
+        'signal.signal(signal.SIGTRAP, signal.SIG_IGN)',
+        'signal.signal(signal.SIGRTMIN + 2, signal.SIG_IGN)',
+        'os.execv(sys.executable, [sys.executable, "-I", "-S", sys.argv[1]])',
+      ].join('\n');
+      const helper = spawnTracked(python3(), ['-c', wrapper, HELPER], {
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+        detached: true,
+      });
+      const done = completion(helper);
+      const grep = '/bin/grep';
+      const launch = encodeLaunch(
+        {
+          file: grep,
+          command: 'grep',
+          args: ['-E', '^Sig(Blk|Ign)', '/proc/self/status'],
+          cwd: testDir(),
+          env: { PATH: '/usr/bin:/bin' },
+          drainMs: 2000,
+          keep: false,
+          pty: { cols: 80, rows: 24 } as never,
+        },
+        0o022,
+      );
+      (helper.stdio[3] as NodeJS.WritableStream).write(launch);
+      helper.stdin?.end();
+      const exit = await done;
+      expect(exit.stderr.toString()).toBe('');
+      expect(exit.stdout.toString()).toBe(
+        'SigBlk:\t0000000000000000\r\nSigIgn:\t0000000000000000\r\n',
+      );
+      expect(exit.code).toBe(0);
+    },
+  );
+
   it('SP-13 kill() with a signal the program handles reaches the program; the helper stays', async () => {
     const p = spawned(
       python3(),
