@@ -76,7 +76,10 @@ export interface SpawnProcessOptions {
    * screen as it would for a user (requirement SP-13). Then `type()`, `press()`,
    * `resize()`, `screen()` and `waitForScreen()` work; the program's stdout
    * and stderr are one stream, read as `stdout`; `TERM` is `xterm-256color`
-   * unless `env` sets it; `stdin` must be `'pipe'`.
+   * unless `env` sets it; `stdin` must be `'pipe'` (with `run()`, `input`
+   * is typed, then Ctrl+D, and the result has the last `screen`). Needs
+   * python3 on POSIX (else `PtyUnavailableError`, naming the package to
+   * install); cells are counted as tmux counts them (emoji two wide).
    * @example
    * await using p = spawnProcess('less', ['notes.txt'], { sandbox: sb, pty: { cols: 80, rows: 24 } });
    * await p.waitForScreen(/notes\.txt/);

@@ -71,8 +71,11 @@ function findBackend(where: string, probe: PtyProbe): string {
   }
   const python = findPython(probe);
   if (python) return python;
+  // No script(1) fallback: it has no way to resize the terminal, and its
+  // drain at exit is not the helper's (read to EIO), so the no-lost-tail
+  // guarantee would not hold (docs/decisions/012-pty.md). Say what to install.
   throw new PtyUnavailableError(
-    `${where} cannot run on a pseudo-terminal here: the PTY backend needs python3, and none was found (looked in /usr/bin, /usr/local/bin, /opt/homebrew/bin and the PATH). Install python3.`,
+    `${where} cannot run on a pseudo-terminal here: the PTY backend needs python3, and none was found (looked in /usr/bin, /usr/local/bin, /opt/homebrew/bin and the PATH). Install python3: \`apt-get install -y --no-install-recommends python3\` on Debian and Ubuntu (node:*-slim images; python3-minimal alone lacks its termios module), \`apk add python3\` on Alpine, \`dnf install -y python3\` on Fedora and RHEL.`,
   );
 }
 

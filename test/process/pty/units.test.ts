@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { PtyUnavailableError } from '../../../src/index.js';
 import { killSession } from '../../../src/process/kill.js';
 import { resolveSpawn } from '../../../src/process/options.js';
 import { keyBytes } from '../../../src/process/pty/keys.js';
 import { findPython, resolvePty } from '../../../src/process/pty/options.js';
+import { testDir } from '../../helpers/index.js';
 
 const where = 'spawnProcess("tui")';
 const probe = (platform: NodeJS.Platform, files: string[], PATH = '') => ({
@@ -95,12 +97,28 @@ describe('SP-13 backend and size', () => {
       /cannot run on a pseudo-terminal on Windows: .* a ConPTY backend is not built yet\. Spawn it without `pty` on Windows/,
     );
     expect(() => resolvePty(true, where, probe('linux', []))).toThrow(
-      /needs python3, and none was found \(looked in \/usr\/bin, \/usr\/local\/bin, \/opt\/homebrew\/bin and the PATH\)\. Install python3\./,
+      /needs python3, and none was found \(looked in \/usr\/bin, \/usr\/local\/bin, \/opt\/homebrew\/bin and the PATH\)\. Install python3: /,
     );
     // Through spawnProcess's own option check, with the platform injected.
     expect(() =>
       resolveSpawn('sh', [], { pty: true }, 'spawnProcess', 'linux', { PATH: '' }, () => false),
     ).toThrow(PtyUnavailableError);
+  });
+
+  it('SP-13 without python3 (a PATH without it, no system one) the error says what to install on each family of images', () => {
+    const bin = testDir();
+    symlinkSync('/bin/sh', join(bin, 'sh'));
+    const error = (() => {
+      try {
+        resolveSpawn('sh', [], { pty: true }, 'spawnProcess', 'linux', { PATH: bin }, () => false);
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(PtyUnavailableError);
+    expect(error?.message).toBe(
+      'spawnProcess("sh") cannot run on a pseudo-terminal here: the PTY backend needs python3, and none was found (looked in /usr/bin, /usr/local/bin, /opt/homebrew/bin and the PATH). Install python3: `apt-get install -y --no-install-recommends python3` on Debian and Ubuntu (node:*-slim images; python3-minimal alone lacks its termios module), `apk add python3` on Alpine, `dnf install -y python3` on Fedora and RHEL.',
+    );
   });
 
   it('SP-13 TERM is xterm-256color on a PTY unless env sets it; pipes keep the env as it was', () => {
