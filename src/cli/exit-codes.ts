@@ -9,7 +9,7 @@ export const ExitCode = {
   failed: 1,
   /** The command line is wrong: an unknown command or flag, a missing or bad value. */
   usage: 2,
-  /** What the command works on is not right: not a shimkit mock dir, no such mock, no mock server running in the dir, cannot write the state, cannot listen. */
+  /** What the command works on is not right: not a shimkit mock dir, no such mock, no mock server running in the dir, cannot write the state, cannot listen; `verify-pack` could not check. */
   state: 3,
   /** A bug in shimkit: an unexpected error (the stack is printed). */
   internal: 70,
@@ -25,7 +25,8 @@ export const EXIT_CODES_HELP = `Exit codes:
       a path no dir can be made at or a socket path too long (the message says which)
   3   the dir is not a shimkit mock dir, the mock does not exist, the state cannot be
       written, no mock server runs in the dir (or one already does, for serve), or the
-      proxy or server cannot listen where it was told (taken, no such dir)
+      proxy or server cannot listen where it was told (taken, no such dir); verify-pack:
+      it could not check (no npm beside node, no or an invalid package.json)
   70  an unexpected error in shimkit itself (please report it, with the stack printed)`;
 
 /** A mistake on the command line: exit 2, with a pointer to the command's help. */

@@ -59,7 +59,11 @@ a fresh project in a sandbox with an npm of its own (its own HOME, cache, user a
 config; only the host's registry and how to reach it are kept), run each --run bin through
 node_modules/.bin (it must exit 0), and load every exports subpath with import() and
 require() and type-check it under moduleResolution node16 and bundler. Each failed check
-is printed with its cause and fix. Exit 0 when every check passed, 1 when one failed.
+is printed with its cause and fix; a require() that loaded an ES module while engines.node
+admits a Node that cannot (18, 20.0-20.18) is printed with a warning, which does not change
+the exit. Exit 0 when every check passed, 1 when one failed, 3 when
+it could not check (no npm beside node; DIR has no package.json, or one that is not JSON or
+names no name or version).
 
 Options:
   --run "BIN ARGS"     run this bin with these args after the install (repeatable; quote

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, posix, relative, sep } from 'node:path';
 import { targets } from './entries.js';
 import type { Manifest } from './lockfile.js';
 
@@ -76,7 +76,7 @@ export function diagnoseMissingModule(text: string, facts: PackageFacts): Diagno
       ? missingFile(rel, facts, importer ? `imported by ${importer}` : 'an entry point')
       : undefined;
   }
-  if (wanted.startsWith('.')) return undefined;
+  if (wanted.startsWith('.')) return from ? missingRelative(wanted, from, facts) : undefined;
   const dep = packageOf(wanted);
   if (dep === facts.name) return undefined;
   const m2 = facts.manifest;
@@ -102,6 +102,28 @@ export function diagnoseMissingModule(text: string, facts: PackageFacts): Diagno
     cause: `\`${dep}\`${by} is not declared in the dependencies of ${facts.name} (it worked before only because something else installed it)`,
     fix: `add it: \`npm install ${dep}\` in ${facts.name}'s dir`,
   };
+}
+
+/** What CommonJS tries for `require('./x')`: the path, then with each extension, then its index. */
+const CJS_TRIES = ['', '.js', '.json', '.node', '/index.js', '/index.json', '/index.node'];
+
+/**
+ * `require('./lib/helper')` by a file of the package, of a file that is not
+ * in the tarball: the file CommonJS would have found, left out of `files`
+ * or never built.
+ */
+function missingRelative(wanted: string, from: string, facts: PackageFacts): Diagnosis | undefined {
+  const importer = inPackage(from, facts);
+  if (importer === undefined) return undefined;
+  const base = posix.normalize(posix.join(posix.dirname(importer), wanted.replace(/\\/g, '/')));
+  if (base.startsWith('..')) return undefined;
+  const tries = CJS_TRIES.map((ext) => `${base}${ext}`.replace(/\/$/, ''));
+  if (tries.some((rel) => facts.files.has(rel))) return undefined;
+  const rel =
+    tries.find(
+      (t) => existsSync(join(facts.sourceDir, t)) && statSync(join(facts.sourceDir, t)).isFile(),
+    ) ?? (/\.[cm]?js$|\.json$|\.node$/.test(base) ? base : `${base}.js`);
+  return missingFile(rel, facts, `required by ${importer} as '${wanted}'`);
 }
 
 const NODE_CONDITIONS = {
@@ -160,6 +182,15 @@ export function diagnoseLoad(
     return {
       cause: `under require, ${key} leads to an ES module, which Node ${process.versions.node.split('.')[0]} cannot require()`,
       fix: 'point the `require` condition at a CommonJS build (a .cjs file), or check without require (imports: { require: false }) if ESM only is meant',
+    };
+  }
+  if (
+    code === 'ERR_REQUIRE_ASYNC_MODULE' ||
+    /require\(\) cannot be used on an ESM graph with top-level await/.test(text)
+  ) {
+    return {
+      cause: `under require, ${key} leads to an ES module that uses top-level await (it or a module it imports): require() loads ES modules (Node 20.19+, 22.12+) only without top-level await, so it throws ERR_REQUIRE_ASYNC_MODULE`,
+      fix: 'move the top-level await into an exported async function (or a promise the module exports), or point the `require` condition at a CommonJS build; check without require (imports: { require: false }) if ESM only is meant. node --experimental-print-required-tla names the await',
     };
   }
   if (/Cannot use import statement outside a module|Unexpected token 'export'/.test(text)) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Env } from '../internal/path-env.js';
 import type { TestSandbox } from '../process/sandbox.js';
 import { diagnoseLoad, type PackageFacts } from './diagnose.js';
+import { requireEsmWarning } from './engines.js';
 import type { EntryPoint } from './entries.js';
 import { ending, exec } from './exec.js';
 import { type Cleaner, type PackCheck, tail } from './report.js';
@@ -38,7 +39,7 @@ for (const specifier of JSON.parse(readFileSync(list, 'utf8'))) {
   const started = performance.now();
   try {
     const m = require(specifier);
-    appendFileSync(out, JSON.stringify({ specifier, ok: true, exports: m == null ? 0 : Object.keys(m).length, ms: performance.now() - started }) + '\\n');
+    appendFileSync(out, JSON.stringify({ specifier, ok: true, exports: m == null ? 0 : Object.keys(m).length, esm: Object.prototype.toString.call(m) === '[object Module]', ms: performance.now() - started }) + '\\n');
   } catch (error) {
     appendFileSync(out, JSON.stringify({ specifier, ok: false, code: error && error.code, message: String((error && error.stack) || error), ms: performance.now() - started }) + '\\n');
   }
@@ -53,6 +54,8 @@ interface Line {
   ok?: boolean;
   code?: string;
   message?: string;
+  /** require() gave a module namespace: it loaded an ES module. */
+  esm?: boolean;
   ms?: number;
 }
 
@@ -106,7 +109,15 @@ export async function loadEntries(input: LoadInput): Promise<PackCheck[]> {
         `node ${mode === 'import' ? `-e "await import('${entry.specifier}')"` : `-e "require('${entry.specifier}')"`}`,
       ),
     } as const;
-    if (done?.ok) return { ...base, ok: true, ms: Math.round(done.ms ?? 0) };
+    if (done?.ok) {
+      const warning = done.esm
+        ? requireEsmWarning(
+            entry.specifier,
+            (input.facts.manifest as { engines?: { node?: unknown } }).engines?.node,
+          )
+        : undefined;
+      return { ...base, ok: true, ...(warning ? { warning } : {}), ms: Math.round(done.ms ?? 0) };
+    }
     if (done) {
       const diagnosis = diagnoseLoad(
         done.message ?? '',

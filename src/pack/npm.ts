@@ -37,7 +37,7 @@ export function findNpm(input: FindNpmInput): NpmLocation {
   const cli = candidates.map((c) => path.normalize(c)).find((c) => exists(c));
   if (!cli) {
     throw new PackedInstallError(
-      `verifyPackedInstall() cannot find npm: none of ${candidates.map((c) => JSON.stringify(path.normalize(c))).join(', ')} exists. It runs the npm that comes with the Node at ${input.execPath}; install Node with its npm (or run under \`npm test\`, which sets npm_execpath).`,
+      `verifyPackedInstall() cannot find npm: none of ${candidates.map((c) => `"${path.normalize(c)}"`).join(', ')} exists. It runs the npm that comes with the Node at ${input.execPath}; install Node with its npm (or run under \`npm test\`, which sets npm_execpath).`,
     );
   }
   return { node: input.execPath, cli };

@@ -15,6 +15,12 @@ export interface PackCheck {
   skipped?: string;
   /** What failed, in one line (absent when `ok`), paths cleaned as in `command`. */
   problem?: string;
+  /**
+   * Set on a check that passed here but fails on a Node its package claims:
+   * a `require()` that loaded an ES module (Node 20.19+, 22.12+) while
+   * `engines.node` admits an older Node. Not a failure: `ok` stays true.
+   */
+  warning?: string;
   /** Why, when it could be told, and what to change, paths cleaned as in `command`. */
   cause?: string;
   fix?: string;
@@ -139,6 +145,7 @@ export function formatPackedInstallReport(
     lines.push(
       `  ${mark}  ${check.name}${time}${check.skipped !== undefined ? `: ${check.skipped}` : ''}`,
     );
+    if (check.warning) lines.push(`        warning: ${check.warning}`);
     if (check.ok) continue;
     lines.push(`        ${check.problem}`);
     if (check.cause) lines.push(`        cause: ${check.cause}`);
@@ -151,10 +158,12 @@ export function formatPackedInstallReport(
   }
   for (const note of report.notes) lines.push(`  note: ${note}`);
   const failed = report.failures.length;
+  const warned = report.results.filter((c) => c.warning).length;
   lines.push(
-    failed === 0
+    (failed === 0
       ? `${plural(report.results.filter((c) => c.skipped === undefined).length, 'check')} passed`
-      : `${failed} of ${plural(report.results.length, 'check')} failed`,
+      : `${failed} of ${plural(report.results.length, 'check')} failed`) +
+      (warned > 0 ? `, ${plural(warned, 'warning')}` : ''),
   );
   return lines.join('\n');
 }

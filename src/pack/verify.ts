@@ -30,7 +30,8 @@ import { checkTypesFiles } from './types-files.js';
  * specifier Node finds only in a `node_modules` above it fails as not
  * installed. A failed check is reported with its cause and fix (paths as
  * `<project>`, `<sandbox>`, `<package>`);
- * only a problem outside the package (bad options, no npm, a re-entry from
+ * only a problem outside the package (bad options, no npm, no package.json
+ * or one that is not a JSON object with a name and version, a re-entry from
  * a pack script) throws, and only `ShimkitError`s.
  *
  * @example
@@ -45,6 +46,7 @@ export async function verifyPackedInstall(
 ): Promise<PackedInstallReport> {
   const o = resolvePackOptions(options);
   refuseReentry(o.packageDir);
+  checkManifest(o.packageDir);
   const npm = findNpm({
     execPath: process.execPath,
     platform: o.sandbox?.platform ?? process.platform,
@@ -245,6 +247,47 @@ async function verifyIn(
     results.push(...imported, ...required, ...(types ? checkTypesFiles(facts) : []), ...typed);
   }
   return report({ ...base, installMs });
+}
+
+/**
+ * The package.json to pack is there and names the package: without it
+ * there is no package to check, so it is thrown (the CLI exits 3), not
+ * reported as a failed check.
+ */
+function checkManifest(packageDir: string): void {
+  const path = join(packageDir, 'package.json');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new PackedInstallError(
+      code === 'ENOENT'
+        ? `${path} does not exist: verifyPackedInstall() checks a package dir, the one with the package.json to pack`
+        : `${path} cannot be read (${code ?? (error as Error).message})`,
+      { cause: error },
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new PackedInstallError(
+      `${path} is not valid JSON (${(error as Error).message}): npm cannot pack it`,
+      { cause: error },
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new PackedInstallError(`${path} is not a JSON object: npm cannot pack it`);
+  }
+  const json = parsed as Record<string, unknown>;
+  for (const field of ['name', 'version'] as const) {
+    if (typeof json[field] !== 'string' || json[field] === '') {
+      throw new PackedInstallError(
+        `${path} has no \`${field}\` (a non-empty string): npm cannot pack it`,
+      );
+    }
+  }
 }
 
 const cachedFiles = (n: number) => `${n} cached file${n === 1 ? '' : 's'}`;
