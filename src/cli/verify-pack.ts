@@ -71,6 +71,8 @@ Options:
   --offline            install only from the host's npm cache, at the lockfile's versions
   --peer NAME@RANGE    install this package beside it, as a user does (an optional peer)
   --types-only SUBPATH check this subpath's types, but do not load it (repeatable)
+  --esm-only SUBPATH   this subpath is an ES module only: do not require() it or
+                       type-check it as CommonJS (repeatable)
   --subpath SUBPATH    check only these subpaths (repeatable; default: every one)
   --no-require         do not require() (an ESM-only package)
   --no-imports         do not load or type-check any entry point
@@ -90,6 +92,7 @@ Examples:
       offline: { kind: 'switch' },
       peer: { kind: 'list', value: 'NAME@RANGE' },
       'types-only': { kind: 'list', value: 'SUBPATH' },
+      'esm-only': { kind: 'list', value: 'SUBPATH' },
       subpath: { kind: 'list', value: 'SUBPATH' },
       'no-require': { kind: 'switch' },
       'no-imports': { kind: 'switch' },
@@ -112,6 +115,7 @@ Examples:
       : {
           require: !args.switches.has('no-require'),
           typesOnly: args.lists.get('types-only') ?? [],
+          esmOnly: args.lists.get('esm-only') ?? [],
           ...(subpaths ? { subpaths } : {}),
         };
     const report = await verifyPackedInstall({

@@ -69,6 +69,15 @@ export interface ImportChecks {
    * imports: { typesOnly: ['./vitest'] }
    */
   typesOnly?: readonly string[];
+  /**
+   * Subpaths that are ES modules only by design (a vitest plugin, as vitest
+   * is): they are neither `require()`d nor type-checked as CommonJS, and
+   * each gets a note, while the rest are still checked under both.
+   * @default []
+   * @example
+   * imports: { esmOnly: ['./vitest'] }
+   */
+  esmOnly?: readonly string[];
 }
 
 /** Options of `verifyPackedInstall()`. */
@@ -164,6 +173,7 @@ export interface ResolvedPackOptions {
     types: boolean;
     subpaths: string[] | undefined;
     typesOnly: string[];
+    esmOnly: string[];
   };
   peers: Record<string, string>;
   preload: string | undefined;
@@ -189,7 +199,7 @@ const KEYS = [
 ];
 const RUN_KEYS = ['bin', 'args', 'expect', 'input', 'timeoutMs'];
 const EXPECT_KEYS = ['exitCode', 'stdout', 'stderr'];
-const IMPORT_KEYS = ['import', 'require', 'types', 'subpaths', 'typesOnly'];
+const IMPORT_KEYS = ['import', 'require', 'types', 'subpaths', 'typesOnly', 'esmOnly'];
 
 /** Check the options at once (not when first used), and fill in the defaults. */
 export function resolvePackOptions(
@@ -283,15 +293,29 @@ function resolveRuns(runs: unknown): ResolvedBinRun[] {
 
 function resolveImports(imports: unknown): ResolvedPackOptions['imports'] {
   if (imports === undefined || imports === 'all') {
-    return { import: true, require: true, types: true, subpaths: undefined, typesOnly: [] };
+    return {
+      import: true,
+      require: true,
+      types: true,
+      subpaths: undefined,
+      typesOnly: [],
+      esmOnly: [],
+    };
   }
   if (imports === 'none')
-    return { import: false, require: false, types: false, subpaths: [], typesOnly: [] };
+    return {
+      import: false,
+      require: false,
+      types: false,
+      subpaths: [],
+      typesOnly: [],
+      esmOnly: [],
+    };
   if (typeof imports !== 'object' || imports === null || Array.isArray(imports)) {
     throw optionError(
       WHERE,
       'imports',
-      `${oneOf(['all', 'none'])} or { import, require, types, subpaths }`,
+      `${oneOf(['all', 'none'])} or { import, require, types, subpaths, typesOnly, esmOnly }`,
       imports,
     );
   }
@@ -301,7 +325,7 @@ function resolveImports(imports: unknown): ResolvedPackOptions['imports'] {
       throw optionError(`${WHERE} (imports)`, key, 'true or false', i[key]);
     }
   }
-  for (const key of ['subpaths', 'typesOnly'] as const) {
+  for (const key of ['subpaths', 'typesOnly', 'esmOnly'] as const) {
     const list = i[key];
     if (
       list !== undefined &&
@@ -322,6 +346,7 @@ function resolveImports(imports: unknown): ResolvedPackOptions['imports'] {
     types: i.types ?? true,
     subpaths: i.subpaths ? [...i.subpaths] : undefined,
     typesOnly: [...(i.typesOnly ?? [])],
+    esmOnly: [...(i.esmOnly ?? [])],
   };
 }
 

@@ -48,6 +48,8 @@ export function findTsc(packageDir: string): { tsc: string; version: string } | 
 export interface TypesInput {
   entries: readonly EntryPoint[];
   modes: { import: boolean; require: boolean };
+  /** Subpaths not checked as CommonJS (ES modules only by design). */
+  esmOnly?: ReadonlySet<string>;
   projectDir: string;
   sandbox: TestSandbox;
   facts: PackageFacts;
@@ -83,10 +85,15 @@ export async function checkTypes(input: TypesInput): Promise<PackCheck[]> {
       ),
     ];
   }
+  const esmOnly = input.esmOnly ?? new Set<string>();
+  const entriesOf = (mode: Mode) =>
+    mode === 'node16 (require)' ? entries.filter((e) => !esmOnly.has(e.subpath)) : entries;
   const runs: Array<{ config: string; modes: Mode[]; options: object }> = [];
   const node16: Mode[] = [];
   if (input.modes.import) node16.push('node16 (import)');
-  if (input.modes.require) node16.push('node16 (require)');
+  if (input.modes.require && entriesOf('node16 (require)').length > 0) {
+    node16.push('node16 (require)');
+  }
   if (node16.length > 0) {
     runs.push({
       config: 'shimkit-tsconfig-node16.json',
@@ -108,7 +115,9 @@ export async function checkTypes(input: TypesInput): Promise<PackCheck[]> {
       for (const mode of run.modes) {
         writeFileSync(
           join(projectDir, FILES[mode]),
-          `${entries.map((e, i) => line(mode, e, i)).join('\n')}\n`,
+          `${entriesOf(mode)
+            .map((e, i) => line(mode, e, i))
+            .join('\n')}\n`,
         );
       }
       writeFileSync(
@@ -153,7 +162,7 @@ export async function checkTypes(input: TypesInput): Promise<PackCheck[]> {
       ];
       const command = clean(`${r.command}`);
       for (const mode of run.modes) {
-        entries.forEach((entry, i) => {
+        entriesOf(mode).forEach((entry, i) => {
           const mine = errors.filter((e) => e[1] === FILES[mode] && Number(e[2]) === i + 1);
           const name = `types ${mode} ${entry.specifier}`;
           if (mine.length === 0 && (r.exitCode === 0 || errors.length > 0)) {

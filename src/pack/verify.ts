@@ -238,11 +238,22 @@ async function verifyIn(
     for (const e of entries.filter((e) => typesOnly.has(e.subpath))) {
       notes.push(`${e.specifier}: types checked, not loaded (typesOnly)`);
     }
+    const esmOnly = new Set(o.imports.esmOnly);
+    const requirable = loaded.entries.filter((e) => !esmOnly.has(e.subpath));
+    if (doRequire) {
+      for (const e of entries.filter((e) => esmOnly.has(e.subpath))) {
+        notes.push(
+          `${e.specifier}: an ES module only, not required or type-checked as CommonJS (esmOnly)`,
+        );
+      }
+    }
     // Three processes at once: the loads are quick, tsc is most of the wait.
     const [imported, required, typed] = await Promise.all([
       doImport ? loadEntries({ ...loaded, mode: 'import' }) : [],
-      doRequire ? loadEntries({ ...loaded, mode: 'require' }) : [],
-      types ? checkTypes({ ...common, modes: { import: doImport, require: doRequire } }) : [],
+      doRequire ? loadEntries({ ...loaded, entries: requirable, mode: 'require' }) : [],
+      types
+        ? checkTypes({ ...common, esmOnly, modes: { import: doImport, require: doRequire } })
+        : [],
     ]);
     results.push(...imported, ...required, ...(types ? checkTypesFiles(facts) : []), ...typed);
   }

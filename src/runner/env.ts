@@ -33,9 +33,10 @@ export function restoreCallerEnv(env: NodeJS.ProcessEnv, stateDir: string): bool
   const caller = new Map<string, string>();
   for (const entry of text.split('\0')) {
     const at = entry.indexOf('=');
-    // getenv() finds the first of two entries of one name.
-    if (at > 0 && !caller.has(entry.slice(0, at)))
-      caller.set(entry.slice(0, at), entry.slice(at + 1));
+    // Of two entries of one name the last counts, as in every shell that
+    // runs the shim (dash, bash, busybox sh keep the last and pass only it
+    // on): so the sh fast path, the runner and a passthrough agree.
+    if (at > 0) caller.set(entry.slice(0, at), entry.slice(at + 1));
   }
   for (const key of Object.keys(env)) delete env[key];
   for (const [key, value] of caller) env[key] = value;

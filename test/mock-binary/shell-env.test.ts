@@ -87,6 +87,28 @@ describe('the shim under a hostile shell', () => {
     },
   );
 
+  it.each(SHELLS)(
+    'MB-06 of two env entries of one name the last counts, on the sh path and in the runner alike, as in the shell that runs the shim (%s)',
+    async (_label, shell) => {
+      // Node writes each key as `key=value`: the key `FOO=b` makes a second FOO entry, `FOO=b=`.
+      const env = { PATH: process.env.PATH ?? '', FOO: 'a', 'FOO=b': '' };
+      for (const fastPath of [true, false]) {
+        await using git = createMockBinary('git', {
+          fastPath,
+          recordEnv: ['FOO'],
+          responses: [
+            { match: { env: { FOO: 'b=' } }, stdout: 'last\n', times: 'always' },
+            { stdout: 'first\n', times: 'always' },
+          ],
+        });
+        const [file, ...args] = shell as [string, ...string[]];
+        const r = spawnSync(file, [...args, git.path], { env, encoding: 'utf8', timeout: 30_000 });
+        expect([r.status, r.stdout, r.stderr]).toEqual([0, 'last\n', '']);
+        expect(git.lastCall()?.env).toEqual({ FOO: 'b=' });
+      }
+    },
+  );
+
   it('MB-06 a recordEnv list naming PWD, SHLVL and PATH records only what the caller passed', async () => {
     await using git = createMockBinary('git', { recordEnv: ['PWD', 'SHLVL', 'PATH', 'FOO'] });
     for (const [, shell] of SHELLS) {

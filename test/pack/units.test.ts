@@ -338,6 +338,7 @@ describe('SP-12 options, checked when given', () => {
     [{ run: [{ bin: 'a', expect: { stdout: 3 } }] }, /a string or a RegExp/],
     [{ imports: 'some' }, /"all" or "none"/],
     [{ imports: { subpaths: ['vitest'] } }, /subpaths such as/],
+    [{ imports: { esmOnly: 'vitest' } }, /`esmOnly` option/],
     [{ peers: { 'a b': '1' } }, /package name and a version range/],
     [{ npmConfig: { 'a=b': 'c' } }, /npmConfig/],
     [{ registry: 'ftp://x' }, /http\(s\) URL/],

@@ -31,4 +31,16 @@ describe('the core', () => {
       expect(FRAMEWORK.test(readFileSync(file, 'utf8')), file).toBe(false);
     }
   });
+
+  it('VT-01 shimkit/vitest is ESM only, as vitest is: no CommonJS build, no require branch in its export', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+    expect(pkg.exports['./vitest']).toEqual({
+      types: './dist/vitest.d.ts',
+      default: './dist/vitest.js',
+    });
+    const built = readdirSync('dist');
+    expect(built).toContain('vitest.js');
+    expect(built.filter((f) => /^vitest\.(cjs|d\.cts)/.test(f))).toEqual([]);
+    expect(built).toContain('jest.cjs'); // jest runs CommonJS: that build stays
+  });
 });
