@@ -203,7 +203,22 @@ export function runReal(
     child.stdin?.on('error', () => {}); // EPIPE: it ended without reading all of it
     child.stdin?.end(stdin);
   }
-  return new Promise((resolve) => {
+  // SIGTERM or SIGHUP sent to the call (its pid is the runner's) reaches the
+  // real command too, which ends as it ends by it; the call then ends as the
+  // real command ended. (SIGINT is left alone: a terminal's Ctrl+C reaches the
+  // whole process group, the real command included, and a second one is
+  // taken by many programs as "stop now".)
+  const forwarded = FORWARDED.map((signal) => {
+    const forward = () => {
+      child.kill(signal);
+    };
+    process.on(signal, forward);
+    return () => process.off(signal, forward);
+  });
+  const stopForwarding = () => {
+    for (const off of forwarded.splice(0)) off();
+  };
+  return new Promise<RealEnd>((resolve) => {
     let timedOut = false;
     const timer = setTimeout(
       () => {
@@ -240,5 +255,8 @@ export function runReal(
       if (signal) resolve({ kind: 'signal', signal, ...output });
       else resolve({ kind: 'exit', code: code ?? 0, ...output });
     });
-  });
+  }).finally(stopForwarding);
 }
+
+/** Signals sent to a call that passes through, passed on to the real command. */
+const FORWARDED: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP'];

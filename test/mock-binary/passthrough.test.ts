@@ -11,7 +11,7 @@ import {
   MockExitCode,
 } from '../../src/index.js';
 import { realSpawn } from '../../src/runner/passthrough.js';
-import { isAlive, runCommand, testDir } from '../helpers/index.js';
+import { completion, isAlive, runCommand, spawnTracked, testDir } from '../helpers/index.js';
 import { treeTool } from '../helpers/tree.js';
 
 /** A "real" command named `name` in a dir of its own: prints its args, echoes stdin to stderr, exits as asked. */
@@ -181,6 +181,20 @@ describe('passthrough and spies', () => {
     );
     expect(tree()).toHaveLength(2);
     await vi.waitFor(() => expect(tree().filter(isAlive)).toEqual([]), { timeout: 5000 });
+  });
+
+  it('MB-15 SIGTERM sent to a spy call reaches the real command too, and the call ends as the real command ended: by SIGTERM', async () => {
+    const { dir, env: pids, tree } = treeTool('stdout');
+    await using tool = createMockBinary('tool', { spy: true, timeoutMs: 20_000 });
+    const env = tool.env({ ...process.env, PATH: `${dir}:/usr/bin:/bin`, ...pids });
+    const call = spawnTracked('tool', ['run'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const ended = completion(call);
+    await vi.waitFor(() => expect(tree()).toHaveLength(2), { timeout: 10_000 });
+    const [real] = tree() as [number, number];
+    process.kill(call.pid as number, 'SIGTERM');
+    expect(await ended).toMatchObject({ code: null, signal: 'SIGTERM' });
+    await vi.waitFor(() => expect(isAlive(real)).toBe(false), { timeout: 5000 });
+    expect(tool.lastCall()).toMatchObject({ status: 'exited', signal: 'SIGTERM' });
   });
 
   it('MB-15 a relative PATH entry such as "." never sends the real command back to the shim', async () => {
