@@ -29,13 +29,29 @@ shimkit_pipe_ignored() {
 }
 @@FAST@@
 # Node raises its soft open-file limit to the hard one, but needs about
-# 20 open files to start (24 with the runner's) and below that dies at
-# once, saying nothing: a hard limit that low fails the call here, with a
-# diagnostic and a record. Setting the soft limit to 24 tells without a
-# fork (Node sets it to the hard one again as it starts).
-ulimit -S -n 24 2>/dev/null || case $(ulimit -H -n 2>/dev/null) in
-[0-9] | 1[0-9] | 2[0-3])
-  shimkit_why="the hard open-file limit (ulimit -Hn) is $(ulimit -H -n), but Node needs 24 open files to run the mock's runner: raise it before the call (ulimit -n 64), or script a static response, which the shell serves"
+# 20 open files to start (24 with the runner's, stdio included) and below
+# that dies at once, saying nothing: a hard limit that low fails the call
+# here, with a diagnostic and a record. The files the caller left open
+# count too: a glob lists them without a fork (less this shell's own two,
+# the script and the listing, which the runner never gets). Setting the
+# soft limit to what is needed tells without a fork (Node sets it to the
+# hard one again as it starts).
+shimkit_fds() {
+  set -- /proc/self/fd/*
+  shimkit_nfd=3
+  [ ! -e "$1" ] || [ "$#" -le 5 ] || shimkit_nfd=$(($# - 2))
+}
+shimkit_fds
+ulimit -S -n $((shimkit_nfd + 21)) 2>/dev/null || {
+  shimkit_hard=$(ulimit -H -n 2>/dev/null)
+  case $shimkit_hard in '' | *[!0-9]*) shimkit_hard=$((shimkit_nfd + 21)) ;; esac
+  [ "$shimkit_hard" -ge $((shimkit_nfd + 21)) ]
+} || {
+  if [ "$shimkit_nfd" -gt 3 ]; then
+    shimkit_why="the hard open-file limit (ulimit -Hn) is $shimkit_hard and the caller left $shimkit_nfd files open, but Node needs 21 more to run the mock's runner: close them or raise the limit before the call (ulimit -n $(((shimkit_nfd + 21 + 63) / 64 * 64))), or script a static response, which the shell serves"
+  else
+    shimkit_why="the hard open-file limit (ulimit -Hn) is $shimkit_hard, but Node needs 24 open files to run the mock's runner: raise it before the call (ulimit -n 64), or script a static response, which the shell serves"
+  fi
   printf 'shimkit: mock %s: %s\n' @@NAME_SH@@ "$shimkit_why" >&2
   # The record, as the sh fast path writes one (src/queue/records.ts).
   IFS= read -r shimkit_line <"$shimkit_state/state.json"
@@ -53,8 +69,7 @@ ulimit -S -n 24 2>/dev/null || case $(ulimit -H -n 2>/dev/null) in
     printf '{"source":"none"}\n{"status":"failed","exitCode":122,"diagnostic":"mock %s: %s"}\n' @@NAME_JSON@@ "$shimkit_why"
   } >&9
   exit 122
-  ;;
-esac
+}
 # Where a call's env is recorded or matched (exact-env, src/queue/layout.ts), the
 # runner gets it exactly as the caller passed it, from /proc, before this
 # shell added PWD, SHLVL or PATH, or dropped what it cannot name.

@@ -6,9 +6,16 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createMockBinary, MockExitCode } from '../../src/index.js';
 
-/** Call `shim a b` from bash after `ulimit <limit>`. */
+/**
+ * Call `shim a b` from bash after `ulimit <limit>`, with only stdio open
+ * (fds the test runner's own parent leaked would count as the caller's).
+ */
+const ONLY_STDIO =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: sh parameter expansion, not a template
+  'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done';
 function callUnder(limit: string, shim: string) {
-  const r = spawnSync('bash', ['-c', `ulimit ${limit} || exit 99; "$0" a b`, shim], {
+  const script = `${ONLY_STDIO}; ulimit ${limit} || exit 99; "$0" a b`;
+  const r = spawnSync('bash', ['-c', script, shim], {
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -55,6 +62,27 @@ describe('a low open-file limit', () => {
       ]);
     });
   }
+
+  it('MB-20 the files the caller left open count: 20 of them under a hard limit of 32 fail a runner call with the diagnostic; under 64 it is served', async () => {
+    await using git = createMockBinary('git', {
+      responses: [{ stdout: 'one\n', chunks: [{ stdout: 'two\n' }] }],
+    });
+    const open20 = 'for i in $(seq 3 22); do eval "exec $i</dev/null"; done';
+    const r = callUnder(`-n 32 && ${open20}`, git.path);
+    expect(r.code).toBe(MockExitCode.broken);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /^shimkit: mock "git": the hard open-file limit \(ulimit -Hn\) is 32 and the caller left 23 files open, but Node needs 21 more to run the mock's runner: close them or raise the limit before the call \(ulimit -n 64\), or script a static response, which the shell serves\n$/,
+    );
+    expect(git.calls()).toMatchObject([{ status: 'failed', exitCode: MockExitCode.broken }]);
+    git.reset();
+    git.enqueue({ stdout: 'one\n', chunks: [{ stdout: 'two\n' }] });
+    expect(callUnder(`-n 64 && ${open20}`, git.path)).toEqual({
+      code: 0,
+      stdout: 'one\ntwo\n',
+      stderr: '',
+    });
+  });
 
   it('MB-20 a hard limit of 16 still lets the shell serve a static response', async () => {
     await using git = createMockBinary('git', {
