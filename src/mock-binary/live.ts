@@ -1,4 +1,5 @@
 import { type FSWatcher, mkdirSync, readdirSync, readFileSync, watch } from 'node:fs';
+import { dirname } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
@@ -14,6 +15,7 @@ import {
 } from '../queue/live.js';
 import { fits } from '../queue/route.js';
 import type { MockMatch, MockResponse, WireMatch } from '../queue/types.js';
+import { markExactEnv } from '../queue/writer.js';
 import { toWireResponse } from './options.js';
 
 /**
@@ -177,6 +179,10 @@ export class LiveChannel {
       if (!active) this.stop();
       return;
     }
+    // A handler or a hold may answer `passthrough`, and the real command gets
+    // the caller's env as it was: from now on the shim hands it over exactly
+    // (a fork, ~1 ms, on calls the runner serves; see exact-env in layout.ts).
+    markExactEnv(dirname(genDir));
     mkdirSync(liveDir(genDir), { recursive: true, mode: 0o700 });
     writeFileAtomic(
       livePath(genDir),

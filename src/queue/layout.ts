@@ -21,7 +21,7 @@ import { sep } from 'node:path';
  *   <state>/state.sh            the live generation for the sh shim (`shimkit_gen=g1 shimkit_on=1`)
  *   <state>/default.sh          the `default` response, and `fallback.sh` the `onExhausted` one, as sh/<n>
  *   <state>/exact-env           exists once a call's env is recorded or matched (recordEnv, match.env, a spy
- *                               or passthrough): the shim then hands the runner the env exactly as the caller
+ *                               or passthrough, a handle() or hold() that may answer passthrough): the shim then hands the runner the env exactly as the caller
  *                               passed it, before its shell added PWD, SHLVL … (src/runner/env.ts); a fork
  *                               and ~1 ms a call, so only then
  *

@@ -3,7 +3,7 @@
 // and a call records the env its caller passed, not the PWD, SHLVL or PATH
 // the shim's own shell added — run by dash, bash and busybox sh.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
@@ -138,6 +138,30 @@ describe('the shim under a hostile shell', () => {
     expect(await callAsync(['bash'], gh.path, { FOO: '1' })).toBe('live\n');
     expect(seen).toEqual([{ FOO: '1' }]);
   });
+
+  it.each(SHELLS)(
+    "MB-15 MB-16 a passthrough a handle() or release() asks for runs the real command with the env the caller passed, not the shim's shell's (%s)",
+    async (_label, shell) => {
+      const dir = testDir();
+      symlinkSync('/usr/bin/env', join(dir, 'tool')); // the real tool prints its env
+      await using tool = createMockBinary('tool');
+      tool.handle(() => ({ passthrough: true }));
+      const env = { FOO: '1', PATH: `${dir}:/usr/bin:/bin` };
+      const handled = (await callAsync(shell, tool.path, env)).split('\n').sort();
+      tool.handle(undefined);
+      const hold = tool.hold();
+      const held = callAsync(shell, tool.path, env);
+      await hold.waitReceived();
+      hold.release({ passthrough: true });
+      for (const lines of [handled, (await held).split('\n').sort()]) {
+        expect(lines.filter((l) => !l.startsWith('SHIMKIT_PASSED_THROUGH='))).toEqual([
+          '',
+          'FOO=1',
+          `PATH=${dir}:/usr/bin:/bin`,
+        ]);
+      }
+    },
+  );
 
   it('MB-06 SEC-03 a SHIMKIT_CALLER_ENV the caller sets is never read or deleted: through the sh shim, and by the runner as the Windows shim starts it', async () => {
     await using git = createMockBinary('git', { recordEnv: true });
