@@ -203,21 +203,7 @@ export function runReal(
     child.stdin?.on('error', () => {}); // EPIPE: it ended without reading all of it
     child.stdin?.end(stdin);
   }
-  // SIGTERM or SIGHUP sent to the call (its pid is the runner's) reaches the
-  // real command too, which ends as it ends by it; the call then ends as the
-  // real command ended. (SIGINT is left alone: a terminal's Ctrl+C reaches the
-  // whole process group, the real command included, and a second one is
-  // taken by many programs as "stop now".)
-  const forwarded = FORWARDED.map((signal) => {
-    const forward = () => {
-      child.kill(signal);
-    };
-    process.on(signal, forward);
-    return () => process.off(signal, forward);
-  });
-  const stopForwarding = () => {
-    for (const off of forwarded.splice(0)) off();
-  };
+  const forwarding = forwardSignals(child);
   return new Promise<RealEnd>((resolve) => {
     let timedOut = false;
     const timer = setTimeout(
@@ -239,8 +225,14 @@ export function runReal(
       resolve(cannotStart(error));
     });
     // Killed at the deadline: its end is enough (nothing it wrote is passed on).
-    child.once('exit', () => {
+    // Ended by a signal the call was sent: so is the call, even while a
+    // grandchild still holds a pipe of the recording open.
+    child.once('exit', (code, signal) => {
       if (timedOut) resolve({ kind: 'timeout' });
+      else if (forwarding.sent()) {
+        clearTimeout(timer);
+        resolve(signal ? { kind: 'signal', signal } : { kind: 'exit', code: code ?? 0 });
+      }
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
@@ -255,8 +247,34 @@ export function runReal(
       if (signal) resolve({ kind: 'signal', signal, ...output });
       else resolve({ kind: 'exit', code: code ?? 0, ...output });
     });
-  }).finally(stopForwarding);
+  }).finally(forwarding.stop);
 }
 
 /** Signals sent to a call that passes through, passed on to the real command. */
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP'];
+
+/**
+ * SIGTERM or SIGHUP sent to the call (its pid is the runner's) reaches the
+ * real command too, which ends as it ends by it; the call then ends as the
+ * real command ended. (SIGINT is left alone: a terminal's Ctrl+C reaches the
+ * whole process group, the real command included, and a second one is
+ * taken by many programs as "stop now".) Returns how to stop: the runner's
+ * own end by that signal needs the default back.
+ */
+export function forwardSignals(child: ChildProcess): { stop: () => void; sent: () => boolean } {
+  let sent = false;
+  const forwarded = FORWARDED.map((signal) => {
+    const forward = () => {
+      sent = true;
+      child.kill(signal);
+    };
+    process.on(signal, forward);
+    return () => process.off(signal, forward);
+  });
+  return {
+    stop: () => {
+      for (const off of forwarded.splice(0)) off();
+    },
+    sent: () => sent,
+  };
+}
