@@ -49,6 +49,7 @@ describe('SP-12 public types: verifyPackedInstall and its options', () => {
       types?: boolean;
       subpaths?: readonly string[];
       typesOnly?: readonly string[];
+      esmOnly?: readonly string[];
     }>();
     expectTypeOf<BinRun['bin']>().toEqualTypeOf<string>();
     expectTypeOf<BinExpect['stdout']>().toEqualTypeOf<string | RegExp | undefined>();
