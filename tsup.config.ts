@@ -22,23 +22,7 @@ export default defineConfig([
     // core as the package itself ('shimkit', external here; tsconfig maps it
     // to src for type checks), so a test that also imports 'shimkit' shares
     // one copy of its state and its classes; vitest stays the user's own.
-    // shimkit/vitest is ESM only, as vitest is: a CommonJS build could only
-    // fail to require('vitest'). shimkit/jest is both (jest runs either).
-    entry: { vitest: 'src/vitest/index.ts' },
-    format: ['esm'],
-    dts: true,
-    shims: true,
-    target: 'node20',
-    platform: 'node',
-    sourcemap: true,
-    esbuildOptions(options) {
-      options.sourcesContent = false;
-    },
-    clean: false,
-    external: ['vitest', 'shimkit'],
-  },
-  {
-    entry: { jest: 'src/jest/index.ts' },
+    entry: { vitest: 'src/vitest/index.ts', jest: 'src/jest/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     shims: true,
