@@ -108,8 +108,15 @@ shimkit_next() {
     shimkit_which
   fi
 }
+# Read the response shimkit_f (sh-fragment.ts), unless it is the one read already.
+shimkit_load() {
+  [ "x$shimkit_read" = "x$shimkit_f" ] && return
+  [ -s "$shimkit_f" ] && command . "$shimkit_f" && shimkit_read=$shimkit_f
+}
 # Whether this script can serve the next call: nobody listening live, and
-# the response it would get is static.
+# the response it would get is static. Its response is read now, before the
+# record: a dispose() or reset() once the call is recorded and claimed then
+# cannot take it away (the call acts it out, as one a moment further on).
 shimkit_pick() {
   shimkit_d=$shimkit_state/$shimkit_gen
   [ -d "$shimkit_d/sh" ] && [ -f "$shimkit_d/queue.jsonl" ] && [ ! -e "$shimkit_d/live.json" ] ||
@@ -124,7 +131,7 @@ shimkit_pick() {
     shimkit_first "$shimkit_d/claims/" '' 0
     shimkit_n=$shimkit_k
     shimkit_which
-  fi && [ -s "$shimkit_f" ]
+  fi && shimkit_load 2>/dev/null
 }
 # Hand the call over to the runner, saying how far it got ($1), with the
 # caller's stderr back; shimkit_fast then returns.
@@ -194,7 +201,7 @@ shimkit_stop() {
 shimkit_fast() {
   # (bash imports functions from the env; none may stand in for a builtin.)
   unset -f printf pwd kill wait command test [ read 2>/dev/null
-  shimkit_total=
+  shimkit_total= shimkit_read=
   command . "$shimkit_state/state.sh" 2>/dev/null && [ "$shimkit_on" = 1 ] &&
     [ -n "$shimkit_total" ] || return
   # A deleted cwd leaves PWD empty or naming nothing; the runner records the path it had.
@@ -248,8 +255,8 @@ shimkit_fast() {
   else
     printf '{"source":"%s"}\n' "$shimkit_src"
   fi >&9 || { shimkit_handover c; return; }
-  [ ! -e "$shimkit_d/live.json" ] && [ -s "$shimkit_f" ] && command . "$shimkit_f" ||
-    { shimkit_handover c; return; }
+  # (A race may have moved the claim to another response: that one is read now.)
+  [ ! -e "$shimkit_d/live.json" ] && shimkit_load || { shimkit_handover c; return; }
   umask "$shimkit_mask"
   # Act it out: delay, files, stdout, stderr, exit code. A write into a pipe
   # with no reader ends the call by SIGPIPE (shimkit_piped); any other

@@ -4,6 +4,7 @@
 // dash, bash and busybox sh, and that the shell hands over exactly.
 import { spawnSync } from 'node:child_process';
 import {
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -204,6 +205,28 @@ describe('MB-14 MB-06 the shell meets a closed pipe as a real command does', () 
       },
     );
   }
+});
+
+describe('MB-18 a dispose() while the shell serves a call', () => {
+  it('MB-18 PERF-07 a dispose() after the shell recorded and claimed a call, before it acted the response out: the call still prints its response and ends with its code', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'out\n', exitCode: 5 }] });
+    const dir = testDir();
+    const [paused, go] = [join(dir, 'paused'), join(dir, 'go')];
+    // A copy of the shim that stops once its record and claim are written, until told to go on.
+    const claimed = '  fi >&9 || { shimkit_handover c; return; }';
+    const text = readFileSync(git.path, 'utf8');
+    expect(text).toContain(claimed);
+    const shim = join(dir, 'git');
+    const pause = `: >'${paused}'; until [ -e '${go}' ]; do ${commandPath('sleep')} 0.01; done`;
+    writeFileSync(shim, text.replace(claimed, `${claimed}\n  ${pause}`), { mode: 0o700 });
+    const call = spawnTracked(shim, ['status'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const ended = completion(call);
+    await vi.waitFor(() => expect(existsSync(paused)).toBe(true), { timeout: 10_000 });
+    await git.dispose();
+    writeFileSync(go, '');
+    const r = await ended;
+    expect([r.code, r.stdout.toString(), r.stderr.toString()]).toEqual([5, 'out\n', '']);
+  });
 });
 
 describe('MB-14 a caller that ignores SIGPIPE', () => {
