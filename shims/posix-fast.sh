@@ -142,14 +142,8 @@ shimkit_handover() {
 }
 # A write failed. Into a pipe with no reader (the PIPE trap ran, before the
 # shell went on), a real command dies of SIGPIPE: the record says so and the
-# shell ends by it. Where the caller ignores SIGPIPE (no trap runs), a real
-# command gets EPIPE and, as most do, exits 1: so does the call, the rest of
-# its output dropped. Any other failure is handed over at step $1.
+# shell ends by it. Any other failure is handed over at step $1.
 shimkit_broken() {
-  if [ -z "$shimkit_piped" ] && shimkit_pipe_ignored; then
-    printf '{"status":"exited","exitCode":1}\n' >&9 || { shimkit_handover x1; return; }
-    exit 1
-  fi
   [ -n "$shimkit_piped" ] || { shimkit_handover "$1"; return; }
   printf '{"status":"exited","signal":"SIGPIPE"}\n' >&9 || { shimkit_handover x141; return; }
   trap - PIPE

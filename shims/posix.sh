@@ -16,17 +16,6 @@
 # moved aside so the runner starts clean and prints only what was scripted;
 # the runner puts them back for the call record.
 shimkit_state=@@STATE@@ shimkit_resumed=
-# Whether the caller left SIGPIPE ignored. That is inherited, and neither a
-# shell (it cannot trap a signal ignored on entry) nor Node (it ignores
-# SIGPIPE itself) can tell it otherwise; Linux says so in /proc/self/status.
-# Such a call's write into a closed pipe fails (EPIPE) instead of ending it.
-shimkit_pipe_ignored() {
-  [ -r /proc/self/status ] || return 1
-  while read -r shimkit_key shimkit_val; do
-    [ "$shimkit_key" = SigIgn: ] && return $(((0x${shimkit_val#"${shimkit_val%????}"} & 0x1000) == 0))
-  done </proc/self/status
-  return 1
-}
 @@FAST@@
 # Node raises its soft open-file limit to the hard one, but needs about
 # 20 open files to start (24 with the runner's, stdio included) and below
@@ -82,8 +71,5 @@ if [ -e "$shimkit_state/exact-env" ] && [ -r /proc/$$/environ ] && [ -x /bin/cat
     SHIMKIT_CALLER_ENV=
   fi
 fi
-# The runner is told of an ignored SIGPIPE (never by a value the caller set).
-SHIMKIT_PIPE_IGNORED=
-! shimkit_pipe_ignored || { SHIMKIT_PIPE_IGNORED=1 && export SHIMKIT_PIPE_IGNORED; }
 @@MOVE_ENV@@
 exec @@NODE@@ @@RUNNER@@ ${shimkit_resumed:+"$shimkit_resumed"} "$shimkit_state" "$@"

@@ -65,25 +65,11 @@ export function finishCall(
 const ignore = () => {};
 
 /**
- * Whether the caller left SIGPIPE ignored: the POSIX shim tells (Node,
- * which ignores SIGPIPE itself, cannot). Read once, at the start, and taken
- * out of the env so no record or real command sees it.
- */
-let pipeIgnored = false;
-export function takePipeIgnored(env: NodeJS.ProcessEnv): void {
-  pipeIgnored = env.SHIMKIT_PIPE_IGNORED === '1';
-  delete env.SHIMKIT_PIPE_IGNORED;
-}
-
-/**
  * Output met a pipe whose reader has gone (EPIPE): the call ends by SIGPIPE,
- * as a real command does there, and its record says so. Where the caller
- * ignores SIGPIPE, a real command gets EPIPE and, as most do, exits 1: so
- * does the call, the rest of its output dropped. Windows has no signals:
- * there the call ends with its scripted code, the output dropped.
+ * as a real command does there, and its record says so. Windows has no
+ * signals: there the call ends with its scripted code, the output dropped.
  */
 export function piped(claim: Claim, exitCode: number): never {
   if (process.platform === 'win32') return finishCall(claim, 'exited', exitCode);
-  if (pipeIgnored) return finishCall(claim, 'exited', 1);
   return finishCall(claim, 'exited', 0, undefined, 'SIGPIPE');
 }

@@ -13,7 +13,7 @@ import type { WireResponse } from '../queue/types.js';
 import { describeCall, processStartTime } from './call.js';
 import type { Waiting } from './diagnostics.js';
 import { restoreCallerEnv, restoreMovedEnv, takePassedThrough } from './env.js';
-import { finishCall, piped, takePipeIgnored } from './finish.js';
+import { finishCall, piped } from './finish.js';
 import { cold, routing } from './lazy.js';
 import { askLive } from './live.js';
 import { isOutputStalled, writeAll } from './output.js';
@@ -39,7 +39,6 @@ function main(argv: string[]): void {
     resumed = stateDir.slice(2);
     [stateDir, ...args] = args;
   }
-  takePipeIgnored(process.env);
   if (!restoreCallerEnv(process.env, stateDir ?? '')) restoreMovedEnv(process.env);
   takePassedThrough(process.env);
   if (!stateDir) die('usage: runner.cjs <state dir> [args…] (this file is run by a shim)');

@@ -229,44 +229,6 @@ describe('MB-18 a dispose() while the shell serves a call', () => {
   });
 });
 
-describe('MB-14 a caller that ignores SIGPIPE', () => {
-  for (const shell of SHELLS) {
-    it.skipIf(!shell.path)(
-      `MB-14 MB-06 a caller that ignores SIGPIPE: output into a closed pipe fails with EPIPE and the call exits 1, as a real command does, on both paths (${shell.name})`,
-      async () => {
-        for (const fastPath of [true, false]) {
-          await using git = createMockBinary('git', {
-            fastPath,
-            responses: [
-              { stdout: 'out\n', stderr: 'err\n', exitCode: 3 },
-              { stdout: 'out\n', stderr: 'err\n', exitCode: 3 },
-            ],
-          });
-          const flag = join(testDir(), 'reader-closed');
-          const call = '(exec -a sh "$SK_SHELL" "$SK_SHIM" log)';
-          const script = [
-            "trap '' PIPE",
-            'set -o pipefail',
-            intoClosedPipe(call, flag),
-            'echo "stdout $?"',
-            intoClosedPipe(`${call} 2>&1 >/dev/null`, flag),
-            'echo "stderr $?"',
-          ].join('\n');
-          const env = { ...process.env, SK_SHELL: shell.path as string, SK_SHIM: git.path };
-          const r = await runCommand('bash', ['-c', script], { env });
-          expect([r.stdout.toString(), r.stderr.toString()]).toEqual(['stdout 1\nstderr 1\n', '']);
-          expect(git.calls().map((c) => [c.status, c.signal, c.exitCode])).toEqual([
-            ['exited', undefined, 1],
-            ['exited', undefined, 1],
-          ]);
-          expect(git.calls().map((c) => c.env)).toEqual([undefined, undefined]);
-          expect(isShRecord(git, 1)).toBe(fastPath);
-        }
-      },
-    );
-  }
-});
-
 describe('PERF-07 what the reviewers broke', () => {
   it('PERF-07 a non-blocking stdout that is nearly full: the output arrives exactly once on both paths', async () => {
     // The pipe holds 60,000 bytes already; a 10,000-byte response cannot go in one write.
