@@ -33,10 +33,43 @@ export function tooLarge(
   res: ServerResponse,
   intake: Intake,
 ): void {
+  const { x, body } = refusal(
+    parts,
+    req,
+    res,
+    intake,
+    413,
+    'shimkit_body_too_large',
+    (label) =>
+      `shimkit: the body of ${label} has ${intake.bodyBytes} bytes, over the limit of ${parts.settings.bodyLimitBytes} (the bodyLimitBytes option of createMockServer()); answered 413.`,
+    true,
+  );
+  res.write(body, (failed?: Error | null) => {
+    if (!failed) x.finish();
+  });
+  discardRest(req, () => res.end());
+}
+
+/**
+ * A request refused before any claim (413, 401): its log entry, with the
+ * `error` that says why, then the error response's status and headers
+ * (`connection: close` when `closes`), its end posted before the body, which
+ * the caller writes. Nothing of the script is touched but the request's seq.
+ */
+export function refusal(
+  parts: CoreParts,
+  req: IncomingMessage,
+  res: ServerResponse,
+  intake: Intake,
+  status: number,
+  type: string,
+  errorOf: (label: string) => string,
+  closes = false,
+): { x: Exchange; body: Uint8Array } {
   const { script, log } = parts;
   const seq = script.nextSeq();
   const label = labelOf(intake, seq);
-  const error = `shimkit: the body of ${label} has ${intake.bodyBytes} bytes, over the limit of ${parts.settings.bodyLimitBytes} (the bodyLimitBytes option of createMockServer()); answered 413.`;
+  const error = errorOf(label);
   log.entry(script.gen, entryOf(parts, intake, seq, null, null, error));
   const x = new Exchange({
     gen: script.gen,
@@ -50,18 +83,15 @@ export function tooLarge(
     disposed: parts.disposed,
     error,
   });
-  const wire = errorResponse(413, 'shimkit_body_too_large', error);
-  wire.headers.push(['connection', 'close']);
+  const wire = errorResponse(status, type, error);
+  if (closes) wire.headers.push(['connection', 'close']);
   const body = wire.pieces[0] as Uint8Array;
-  x.patch({ status: 413, startedAt: Date.now() });
-  x.endsConnection();
-  res.writeHead(413, headersOf(wire));
+  x.patch({ status, startedAt: Date.now() });
+  if (closes) x.endsConnection();
+  res.writeHead(status, headersOf(wire));
   x.bytesSent = body.length;
   x.end('complete');
-  res.write(body, (failed?: Error | null) => {
-    if (!failed) x.finish();
-  });
-  discardRest(req, () => res.end());
+  return { x, body };
 }
 
 /** Connections reading the rest of a refused body: a client that closes in its middle is no new request. */

@@ -1,10 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Exchange } from './exchange.js';
 import type { Intake } from './intake.js';
-import { type CoreParts, entryOf, labelOf } from './parts.js';
-import { headersOf } from './serve.js';
-import { errorResponse } from './unmatched.js';
+import type { CoreParts } from './parts.js';
+import { refusal } from './refuse.js';
 
 /**
  * `requireToken` (HT-15): on a shared host any local user can reach a
@@ -35,33 +33,20 @@ export function unauthorized(
   res: ServerResponse,
   intake: Intake,
 ): void {
-  const { script, log } = parts;
-  const seq = script.nextSeq();
-  const label = labelOf(intake, seq);
+  const headers = intake.view.headers;
   const seen =
-    intake.view.headers.authorization !== undefined ||
-    intake.view.headers['x-api-key'] !== undefined
+    headers.authorization !== undefined || headers['x-api-key'] !== undefined
       ? 'a token that is not this server’s'
       : 'no token';
-  const error = `shimkit: refused ${label}: it carries ${seen}, and this server requires its token (requireToken; shimkit serve --require-token): send it as "authorization: Bearer <token>" or "x-api-key: <token>" — env() sets OPENAI_API_KEY and ANTHROPIC_API_KEY to it. Answered 401; nothing scripted was used.`;
-  log.entry(script.gen, entryOf(parts, intake, seq, null, null, error));
-  const x = new Exchange({
-    gen: script.gen,
-    seq,
+  const { x, body } = refusal(
+    parts,
     req,
     res,
-    log,
-    timeoutMs: 0,
-    hold: undefined,
-    label,
-    disposed: parts.disposed,
-    error,
-  });
-  const wire = errorResponse(401, 'shimkit_token_required', error);
-  const body = wire.pieces[0] as Uint8Array;
-  x.patch({ status: 401, startedAt: Date.now() });
-  res.writeHead(401, headersOf(wire));
-  x.bytesSent = body.length;
-  x.end('complete');
+    intake,
+    401,
+    'shimkit_token_required',
+    (label) =>
+      `shimkit: refused ${label}: it carries ${seen}, and this server requires its token (requireToken; shimkit serve --require-token): send it as "authorization: Bearer <token>" or "x-api-key: <token>" — env() sets OPENAI_API_KEY and ANTHROPIC_API_KEY to it. Answered 401; nothing scripted was used.`,
+  );
   res.end(body, () => x.finish());
 }
