@@ -1,23 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { runCommand } from '../helpers/index.js';
+import { canSwitchUser, OTHER_USER, runCommand } from '../helpers/index.js';
 import { curl } from '../helpers/server.js';
 import { CLI, shimkit, shimkitOk } from './helpers.js';
 import { parseExports, serveDetached, serverTestDir } from './server-helpers.js';
 
-/** Another local user to test with: root runs the suite here, and `shimkit-other` exists. */
-const OTHER = 'shimkit-other';
-const canSwitch = (() => {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('runuser', ['-u', OTHER, '--', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const OTHER = OTHER_USER;
+const canSwitch = canSwitchUser;
 
 /** `cmd …` run as the other user. */
 function asOther(command: string, args: readonly string[]) {

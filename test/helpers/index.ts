@@ -1,4 +1,4 @@
-import { type ChildProcess, type SpawnOptions, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, type SpawnOptions, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,3 +158,17 @@ export function privateMountArgs(): string[] | undefined {
   }
   return mountNamespace ?? undefined;
 }
+
+/** Another local user to test with: root runs the suite here, and `useradd -M shimkit-other` made it. */
+export const OTHER_USER = 'shimkit-other';
+
+/** Whether this process can run commands as OTHER_USER (`runuser -u`): root, and the user exists. */
+export const canSwitchUser: boolean = (() => {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('runuser', ['-u', OTHER_USER, '--', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();

@@ -1,26 +1,17 @@
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createMockServer, InvalidOptionError } from '../../src/index.js';
-import { python3, runCommand, testDir } from '../helpers/index.js';
+import { canSwitchUser, OTHER_USER, python3, runCommand, testDir } from '../helpers/index.js';
 import { server } from '../helpers/server.js';
 
 const PY_CLIENT = fileURLToPath(new URL('../fixtures/http_client.py', import.meta.url));
 /** An HTTP proxy that is not there: a client that uses it fails to connect (curl exit 7). */
 const BOGUS_PROXY = 'http://127.0.0.1:9';
 
-const OTHER = 'shimkit-other';
-const canSwitch = (() => {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('runuser', ['-u', OTHER, '--', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const OTHER = OTHER_USER;
+const canSwitch = canSwitchUser;
 
 /** curl as given (no --noproxy: the env decides), at most 10 s; as `user` when given. */
 function curlWith(args: readonly string[], env: NodeJS.ProcessEnv, user?: string) {
