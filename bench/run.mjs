@@ -164,7 +164,44 @@ for (const size of ['64B', '1KiB']) {
   targetText[`proxy.lines.${size}.ratioToPipe`] = '≥ 0.9';
 }
 
-const only = process.argv.slice(2);
+// `node bench/run.mjs [--rounds N] [--iterations N] [--json FILE] [suite…]`:
+// `--rounds` sets the rounds of every suite that has them (bench:compare takes
+// one per run, and runs it many times), `--iterations` the paired calls of
+// those that count calls instead; `--json` writes this run's figures to FILE
+// alone, leaving bench/results.json and the table out.
+const args = process.argv.slice(2);
+const flag = (name) => {
+  const at = args.indexOf(name);
+  if (at === -1) return undefined;
+  const value = args[at + 1];
+  if (value === undefined || value.startsWith('--')) {
+    console.error(`bench: ${name} needs a value`);
+    process.exit(2);
+  }
+  args.splice(at, 2);
+  return value;
+};
+const count = (name) => {
+  const text = flag(name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!(Number.isInteger(value) && value > 0)) {
+    console.error(`bench: ${name} takes a whole number above 0, got ${text}`);
+    process.exit(2);
+  }
+  return value;
+};
+const rounds = count('--rounds');
+const iterations = count('--iterations');
+const jsonOut = flag('--json');
+const suiteOptions =
+  rounds === undefined && iterations === undefined
+    ? undefined
+    : {
+        ...(rounds === undefined ? {} : { rounds }),
+        ...(iterations === undefined ? {} : { iterations }),
+      };
+const only = args;
 // Ratios are paired within one run, but a busy machine still adds noise: record how busy it was.
 const loadAtStart = loadavg()[0];
 // The serial mock suites run first, before the parallel ones leave the machine
@@ -195,18 +232,32 @@ const suites = {
   'server.playbook': serverPlaybook,
   packInstall,
 };
-const results = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
+const unknown = only.filter(
+  (o) => !Object.keys(suites).some((name) => name === o || name.startsWith(`${o}.`)),
+);
+if (unknown.length > 0) {
+  console.error(
+    `bench: no suite named ${unknown.join(', ')}; the suites are ${Object.keys(suites).join(', ')}`,
+  );
+  process.exit(2);
+}
+const results =
+  jsonOut === undefined && existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
 for (const [name, run] of Object.entries(suites)) {
   if (only.length > 0 && !only.some((o) => name === o || name.startsWith(`${o}.`))) continue;
   process.stderr.write(`bench: ${name}…\n`);
   const [head, tail] = name.split('.');
   if (tail) {
     results[head] ??= {};
-    results[head][tail] = await run();
+    results[head][tail] = await run(suiteOptions);
   } else {
-    results[name] = await run();
+    results[name] = await run(suiteOptions);
   }
   spawnSync('sync');
+}
+if (jsonOut !== undefined) {
+  writeFileSync(jsonOut, `${JSON.stringify(results)}\n`);
+  process.exit(0);
 }
 results.environment = {
   node: process.version,
