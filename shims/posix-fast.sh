@@ -225,24 +225,25 @@ shimkit_fast() {
   {
     printf '{"sh":1,"seq":%s,"pid":%s,"ppid":%s,"argc":%s@@ENVC@@,"status":"running"}\n' \
       "$shimkit_q" "$$" "$PPID" "$#" &&
-      pwd -P && printf '\0' && { [ "$#" = 0 ] || printf '%s\0' "$@"; }@@ENV@@
+      pwd -P && printf '%s\0' '' "$@"@@ENV@@
   } >&9 || { shimkit_q=; exec 9>&- 2>&8 8>&-; return; }
   # The claim: the first free response (its slot), or what the call gets
-  # when none is left. The marker is created exclusively too, naming the call's record.
-  # Made, it is this call's even if writing into it fails (a full disk):
-  # the runner then writes it.
+  # when none is left. The marker is created exclusively too, and named
+  # the call's record through the fd that created it (one open: a dispose()
+  # between the two cannot leave it unnamed). Made, it is this call's even
+  # if writing into it fails (a full disk): the runner then writes it. (A
+  # failed redirection of a group does not end the shell, as one of `:` does.)
   if [ -n "$shimkit_slot" ]; then
     set -C
-    until command : 2>/dev/null >"$shimkit_slot"; do
+    while :; do
+      shimkit_made=
+      { shimkit_made=1; printf '{"seq":%s}\n' "$shimkit_q"; } >"$shimkit_slot" && break
+      [ -z "$shimkit_made" ] || { shimkit_handover c; return; }
       [ -e "$shimkit_slot" ] || { shimkit_handover r; return; }
       shimkit_next || { shimkit_handover r; return; }
       [ -n "$shimkit_slot" ] || break
     done
     set +C
-    if [ -n "$shimkit_slot" ]; then
-      printf '{"seq":%s}\n' "$shimkit_q" >>"$shimkit_slot" ||
-        { shimkit_handover c; return; }
-    fi
   fi
   if [ -n "$shimkit_r" ]; then
     printf '{"source":"%s","response":%s}\n' "$shimkit_src" "$shimkit_r"

@@ -229,6 +229,32 @@ describe('MB-18 a dispose() while the shell serves a call', () => {
   });
 });
 
+describe('MB-18 a dispose() between the claim marker and its name', () => {
+  it('MB-18 PERF-07 a dispose() right after the shell made the claim marker: the marker already names the call, which prints its response and ends with its code', async () => {
+    await using git = createMockBinary('git', { responses: [{ stdout: 'out\n', exitCode: 5 }] });
+    const dir = testDir();
+    const [paused, go] = [join(dir, 'paused'), join(dir, 'go')];
+    // A copy of the shim that stops right after its claim loop (the marker made), until told to go on.
+    const text = readFileSync(git.path, 'utf8');
+    const made = text.indexOf('>"$shimkit_slot"');
+    const loopEnd = '\n    done\n    set +C\n';
+    const at = text.indexOf(loopEnd, made);
+    expect(made).toBeGreaterThan(0);
+    expect(at).toBeGreaterThan(made);
+    const shim = join(dir, 'git');
+    const pause = `    : >'${paused}'; until [ -e '${go}' ]; do ${commandPath('sleep')} 0.01; done\n`;
+    const end = at + loopEnd.length;
+    writeFileSync(shim, text.slice(0, end) + pause + text.slice(end), { mode: 0o700 });
+    const call = spawnTracked(shim, ['status'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const ended = completion(call);
+    await vi.waitFor(() => expect(existsSync(paused)).toBe(true), { timeout: 10_000 });
+    await git.dispose();
+    writeFileSync(go, '');
+    const r = await ended;
+    expect([r.code, r.stdout.toString(), r.stderr.toString()]).toEqual([5, 'out\n', '']);
+  });
+});
+
 describe('PERF-07 what the reviewers broke', () => {
   it('PERF-07 a non-blocking stdout that is nearly full: the output arrives exactly once on both paths', async () => {
     // The pipe holds 60,000 bytes already; a 10,000-byte response cannot go in one write.
