@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError, UnusedResponsesError } from '../internal/errors.js';
+import { memoryTmpDir } from '../internal/memory-tmp.js';
 import { checkOptionKeys, optionError, resolvePlatform } from '../internal/options.js';
 import { assertOwnDir } from '../internal/owner.js';
 import { runnerPath } from '../internal/package-files.js';
@@ -39,8 +40,12 @@ export interface MockBinDirOptions {
    */
   platform?: NodeJS.Platform;
   /**
-   * Parent dir for the temp dir.
-   * @default os.tmpdir()
+   * Parent dir for the temp dir. Left out, on Linux with `TMPDIR` unset, it
+   * is a tmpfs with at least 1 GiB free where shims can run
+   * (`$XDG_RUNTIME_DIR` when it is this user's, else `/dev/shm`): the two
+   * files a shell-served call creates cost a fraction there of what they
+   * cost on a disk. `SHIMKIT_TMPFS=0` turns that off.
+   * @default a tmpfs as above, else os.tmpdir()
    */
   tmpDir?: string;
   /**
@@ -118,12 +123,16 @@ export class MockBinDir {
         );
       }
     }
-    const parent = checkTmpDir(options.tmpDir, where) ?? tmpdir();
+    // Not chosen: a tmpfs where there is one (see memoryTmpDir), for the shell-served calls' file creations.
+    const tmpDir =
+      checkTmpDir(options.tmpDir, where) ??
+      (this.platform === 'win32' ? undefined : memoryTmpDir());
+    const parent = tmpDir ?? tmpdir();
     try {
       this.#temp =
         options.dir !== undefined
           ? claimRoot(options.dir, keep, where)
-          : createTempDir('shimkit', options.tmpDir);
+          : createTempDir('shimkit', tmpDir);
     } catch (error) {
       throw stateError(error, options.dir ?? parent, 'test');
     }

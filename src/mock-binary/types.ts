@@ -108,8 +108,12 @@ export interface MockBinaryOptions {
    */
   fastPath?: boolean;
   /**
-   * Parent dir for the mock's temp dir (createMockBinary / createMockBinDir only).
-   * @default os.tmpdir()
+   * Parent dir for the mock's temp dir (createMockBinary / createMockBinDir
+   * only). Left out, on Linux with `TMPDIR` unset, a tmpfs with at least 1 GiB
+   * free where shims can run (`$XDG_RUNTIME_DIR` when it is this user's, else
+   * `/dev/shm`), where a shell-served call's two file creations are cheap;
+   * `SHIMKIT_TMPFS=0` turns that off.
+   * @default a tmpfs as above, else os.tmpdir()
    */
   tmpDir?: string;
 }

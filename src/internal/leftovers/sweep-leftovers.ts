@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { memoryTmpDir } from '../memory-tmp.js';
 import { checkOptionKeys, optionError } from '../options.js';
 import { type SweepReport, sweepDirs } from './sweep.js';
 
@@ -8,7 +9,8 @@ export type { SweepReport } from './sweep.js';
 /** Options of `sweepLeftovers()`. */
 export interface SweepOptions {
   /**
-   * Temp parents to sweep besides `os.tmpdir()`: the `tmpDir` you gave
+   * Temp parents to sweep besides `os.tmpdir()` (and the tmpfs mocks go in
+   * when no `tmpDir` is given, see `MockBinDirOptions.tmpDir`): the `tmpDir` you gave
    * `createMockBinary`, `createMockBinDir` or `createSandbox`. (Roots there
    * are also listed in their owner's registry in `os.tmpdir()`, so this is
    * only needed when that registry is gone, or for a sandbox of a process
@@ -45,6 +47,9 @@ export function sweepLeftovers(options?: SweepOptions): SweepReport {
   ) {
     throw optionError(where, 'dirs', 'an array of absolute dir paths', dirs);
   }
-  const parents = [...new Set([tmpdir(), ...dirs].map((d) => resolve(d)))];
+  const memory = memoryTmpDir();
+  const parents = [
+    ...new Set([tmpdir(), ...(memory ? [memory] : []), ...dirs].map((d) => resolve(d))),
+  ];
   return sweepDirs(parents);
 }
