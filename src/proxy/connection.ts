@@ -6,6 +6,7 @@ import type { FaultAction, Rule, Way } from './faults.js';
 import type { PumpContext } from './frame-pump.js';
 import type { Wire } from './framing.js';
 import { Outbox } from './outbox.js';
+import type { OwnReads } from './own-reads.js';
 import { Pump } from './pump.js';
 import { SplitPump } from './split-pump.js';
 
@@ -77,11 +78,23 @@ export class ProxyConnection {
   #closing = false;
 
   /** @internal The proxy accepted `client` and reached `upstream` for it. */
-  static open(id: number, client: Duplex, upstream: Duplex, host: ConnectionHost): ProxyConnection {
-    return new ProxyConnection(id, client, upstream, host);
+  static open(
+    id: number,
+    client: Duplex,
+    upstream: Duplex,
+    host: ConnectionHost,
+    reads?: Partial<Record<Way, OwnReads>>,
+  ): ProxyConnection {
+    return new ProxyConnection(id, client, upstream, host, reads);
   }
 
-  private constructor(id: number, client: Duplex, upstream: Duplex, host: ConnectionHost) {
+  private constructor(
+    id: number,
+    client: Duplex,
+    upstream: Duplex,
+    host: ConnectionHost,
+    reads: Partial<Record<Way, OwnReads>> | undefined,
+  ) {
     this.id = id;
     this.#client = client;
     this.#upstream = upstream;
@@ -153,8 +166,18 @@ export class ProxyConnection {
         ? new SplitPump(way, this.#outboxes[way], framing, context)
         : new Pump(way, this.#outboxes[way], framing, context);
     this.#pumps = { c2s: pump('c2s'), s2c: pump('s2c') };
-    client.on('data', (chunk: Buffer) => this.#pumps.c2s.data(chunk));
-    upstream.on('data', (chunk: Buffer) => this.#pumps.s2c.data(chunk));
+    for (const way of ['c2s', 's2c'] as const) {
+      const pump = this.#pumps[way];
+      const feed = (chunk: Buffer) => pump.data(chunk);
+      const own = reads?.[way];
+      if (own) {
+        // A read's buffer is read into again once nothing holds a view of it.
+        const out = this.#outboxes[way];
+        own.attach(feed, () => out.flushed && !pump.holdsChunks());
+      } else {
+        (way === 'c2s' ? client : upstream).on('data', feed);
+      }
+    }
     // Half-close: one side ending its writes ends the other side's, after what was forwarded.
     client.on('end', () => this.#pumps.c2s.end());
     upstream.on('end', () => this.#pumps.s2c.end());

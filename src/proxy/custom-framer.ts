@@ -168,6 +168,7 @@ export function customSplitter(framer: Framer, what: string): Splitter {
     reserved: undefined,
     cursor: (max) => new CustomCursor(framer, name, max, encode),
     resizeHeader: (header) => header, // unused: a custom frame has no span, encode() rebuilds it
+    userCodeSeesReads: true,
     readsAs: (wire, body) => {
       try {
         const { frames, rest } = framer.decode(wire);

@@ -79,6 +79,9 @@ export abstract class FramePump {
     this.stopped = true;
   }
 
+  /** Whether this pump still holds a view of a chunk it was given (a frame cut out, record's start of one, a reordered frame). */
+  abstract holdsChunks(): boolean;
+
   /** A frame with this body, from nothing but the body (custom framers). */
   protected abstract encode(body: Buffer): Buffer;
 

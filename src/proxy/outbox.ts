@@ -92,6 +92,11 @@ export class Outbox implements Holder {
     this.#flush();
   }
 
+  /** Whether nothing of what was pushed is held here or in the destination's buffer (all of it was written through). */
+  get flushed(): boolean {
+    return this.#items.length === 0 && this.destination.writableLength === 0;
+  }
+
   /** Items still queued (delayed, held, paced, or waiting for the destination to drain). */
   get pending(): number {
     return this.#items.length;

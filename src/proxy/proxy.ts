@@ -16,6 +16,7 @@ import { UpstreamConnectError } from './errors.js';
 import { type HoldRule, parseHoldRule, type Rule, type Way } from './faults.js';
 import { FrameHold } from './hold.js';
 import { connectionHost } from './host.js';
+import { adoptAccepted, OwnReads } from './own-reads.js';
 import type { FrameProxyOptions, FrameProxyStats } from './proxy-options.js';
 import type { FrameRecord, Recorder } from './recorder.js';
 import type { ProxySettings } from './settings.js';
@@ -299,12 +300,27 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     return connection;
   }
 
-  #accept(client: Socket): void {
+  #accept(accepted: Socket): void {
     const id = ++this.#accepted;
+    // Reads into the proxy's own buffers (see OwnReads), where no user code sees them.
+    const { framing } = this.#settings;
+    const own =
+      process.platform !== 'win32' && !(framing.kind === 'split' && framing.userCodeSeesReads)
+        ? { c2s: new OwnReads(), s2c: new OwnReads() }
+        : undefined;
+    const adopted = own && adoptAccepted(accepted, own.c2s);
+    const client = adopted ?? accepted;
+    const reads = own && { ...(adopted ? { c2s: own.c2s } : {}), s2c: own.s2c };
+    const onread = reads ? { onread: reads.s2c.onread } : {};
     const upstream =
       this.#upstream.kind !== 'tcp'
-        ? connect({ path: this.#upstream.path, allowHalfOpen: true })
-        : connect({ host: this.#upstream.host, port: this.#upstream.port, allowHalfOpen: true });
+        ? connect({ path: this.#upstream.path, allowHalfOpen: true, ...onread })
+        : connect({
+            host: this.#upstream.host,
+            port: this.#upstream.port,
+            allowHalfOpen: true,
+            ...onread,
+          });
     // Neither side keeps the process alive by itself (SP-10): the peers' own sockets do.
     client.unref();
     upstream.unref();
@@ -319,7 +335,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
         upstream.destroy();
         return;
       }
-      const connection = ProxyConnection.open(id, client, upstream, this.#host());
+      const connection = ProxyConnection.open(id, client, upstream, this.#host(), reads);
       this.connections.push(connection);
       this.emit('connection', connection);
       client.resume();

@@ -40,6 +40,10 @@ export class Pump extends FramePump {
     super(way, out, ctx);
   }
 
+  holdsChunks(): boolean {
+    return this.#capture !== undefined || this.#keptBytes > 0 || this.held !== undefined;
+  }
+
   protected encode(body: Buffer): Buffer {
     return Buffer.concat([this.framing.write(body.length), body]);
   }

@@ -44,6 +44,10 @@ export class SplitPump extends FramePump {
     this.readsAs = splitter.readsAs;
   }
 
+  holdsChunks(): boolean {
+    return (this.#current?.parts.length ?? 0) > 0 || this.held !== undefined;
+  }
+
   protected encode(body: Buffer): Buffer {
     return this.splitter.encode(body);
   }

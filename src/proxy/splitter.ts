@@ -107,4 +107,6 @@ export interface Splitter {
   resizeHeader(header: Buffer, length: number): Buffer;
   /** Whether `wire` reads back as exactly one frame with this body (custom framers: `corrupt` checks its flips). */
   readsAs?(wire: Buffer, body: Buffer): boolean;
+  /** User code sees the bytes read (custom framers), and may keep them: each read gets a buffer of its own. */
+  readonly userCodeSeesReads?: boolean;
 }
