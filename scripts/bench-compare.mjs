@@ -109,19 +109,25 @@ function buildOf(sha, install) {
   if (archive.status !== 0) fail(`git archive ${sha} failed: ${archive.stderr}`, 1);
   const untar = spawnSync('tar', ['-x', '-C', work], { input: archive.stdout });
   if (untar.status !== 0) fail(`unpacking ${sha} failed: ${untar.stderr}`, 1);
-  const sameLock =
-    existsSync(join(work, 'package-lock.json')) &&
-    readFileSync(join(work, 'package-lock.json'), 'utf8') ===
-      readFileSync(join(ROOT, 'package-lock.json'), 'utf8');
-  if (install || !sameLock) {
+  if (install) {
     step(
       'npm',
-      ['ci', '--no-audit', '--no-fund', '--ignore-scripts'],
+      ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'],
       work,
       `npm ci for ${sha.slice(0, 12)}`,
     );
   } else {
+    // The working tree's: the bench that runs is the working tree's too (and its peers' packages).
     symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
+    const lock = join(work, 'package-lock.json');
+    if (
+      !existsSync(lock) ||
+      readFileSync(lock, 'utf8') !== readFileSync(join(ROOT, 'package-lock.json'), 'utf8')
+    ) {
+      process.stderr.write(
+        `bench:compare: ${sha.slice(0, 12)} locks other packages; it is built with the working tree's node_modules (--install: its own)\n`,
+      );
+    }
   }
   if (existsSync(join(work, 'scripts', 'build.mjs'))) {
     step(
