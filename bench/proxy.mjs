@@ -45,8 +45,30 @@ function start(name, args) {
   };
 }
 
-/** Whether socat is installed (`.ci/run` installs it; elsewhere its columns are left out). */
-export const hasSocat = spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0;
+const socatThere = () => spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0;
+
+/**
+ * socat, the relay PERF-08 compares with: installed here when missing and
+ * this is root on a Debian-like machine (`apt-get install -y socat`, after an
+ * `apt-get update` if the first try fails), as .ci/run does with its tools.
+ */
+function installSocat() {
+  if (socatThere()) return true;
+  if (process.getuid?.() !== 0 || spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0) {
+    return false;
+  }
+  process.stderr.write('  socat is missing: apt-get install -y socat…\n');
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '-qq', 'socat'], { stdio: 'ignore' }).status === 0;
+  if (!install()) {
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
+    install();
+  }
+  return socatThere();
+}
+
+/** Whether socat is there (installed if it can be); without it the ÷ socat columns are left out. */
+export const hasSocat = installSocat();
 
 /** socat as the relay users would reach for, in its own process group; ready once it listens. */
 async function startSocat(listen, upstream) {
@@ -129,10 +151,17 @@ const LINE_SIZES = [
   ['1KiB', 1024, 256 * MiB],
 ];
 
-async function throughputTable(sizes, framing, rounds) {
+async function throughputTable(sizes, framing, rounds, only) {
   const kinds = ['direct', 'pipe', ...(hasSocat ? ['socat'] : []), 'proxy'];
   const out = {};
+  const unknown = (only ?? []).filter((o) => !sizes.some(([label]) => label === o));
+  if (unknown.length > 0) {
+    throw new Error(
+      `bench: no size ${unknown.join(', ')}; the sizes are ${sizes.map(([l]) => l).join(', ')}`,
+    );
+  }
   for (const [label, size, total] of sizes) {
+    if (only?.length && !only.includes(label)) continue;
     const speeds = Object.fromEntries(kinds.map((k) => [k, []]));
     const toPipe = [];
     const toDirect = [];
@@ -160,13 +189,17 @@ async function throughputTable(sizes, framing, rounds) {
   return out;
 }
 
-export async function proxyThroughput({ rounds = 5 } = {}) {
-  if (!hasSocat) process.stderr.write('  socat is not installed: its columns are left out\n');
-  return throughputTable(SIZES, 'u32be', rounds);
+export async function proxyThroughput({ rounds = 5, only } = {}) {
+  if (!hasSocat) {
+    process.stderr.write(
+      '  socat is not installed and could not be (not root, or no apt-get), so the ÷ socat rows (PERF-08) are left out: install it (Debian/Ubuntu: apt-get install -y socat) and run again\n',
+    );
+  }
+  return throughputTable(SIZES, 'u32be', rounds, only);
 }
 
-export async function proxyLines({ rounds = 5 } = {}) {
-  return throughputTable(LINE_SIZES, 'lines', rounds);
+export async function proxyLines({ rounds = 5, only } = {}) {
+  return throughputTable(LINE_SIZES, 'lines', rounds, only);
 }
 
 function percentile(values, p) {

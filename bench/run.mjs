@@ -207,8 +207,17 @@ const suites = {
   'server.playbook': from('./server.mjs', 'serverPlaybook'),
   packInstall: from('./pack.mjs', 'packInstall'),
 };
+// A name may go one step into a suite that has parts (`proxy.throughput.1KiB`): that part alone.
+const parts = (name) =>
+  only.filter((o) => o.startsWith(`${name}.`)).map((o) => o.slice(name.length + 1));
+const chosen = (name) =>
+  only.length === 0 ||
+  only.some((o) => name === o || name.startsWith(`${o}.`) || o.startsWith(`${name}.`));
 const unknown = only.filter(
-  (o) => !Object.keys(suites).some((name) => name === o || name.startsWith(`${o}.`)),
+  (o) =>
+    !Object.keys(suites).some(
+      (name) => name === o || name.startsWith(`${o}.`) || o.startsWith(`${name}.`),
+    ),
 );
 if (unknown.length > 0) {
   console.error(
@@ -219,14 +228,16 @@ if (unknown.length > 0) {
 const results =
   jsonOut === undefined && existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
 for (const [name, run] of Object.entries(suites)) {
-  if (only.length > 0 && !only.some((o) => name === o || name.startsWith(`${o}.`))) continue;
+  if (!chosen(name)) continue;
   process.stderr.write(`bench: ${name}…\n`);
+  const whole = only.length === 0 || only.some((o) => name === o || name.startsWith(`${o}.`));
+  const options = whole ? suiteOptions : { ...suiteOptions, only: parts(name) };
   const [head, tail] = name.split('.');
   if (tail) {
     results[head] ??= {};
-    results[head][tail] = await run(suiteOptions);
+    results[head][tail] = await run(options);
   } else {
-    results[name] = await run(suiteOptions);
+    results[name] = await run(options);
   }
   spawnSync('sync');
 }

@@ -292,8 +292,14 @@ console.log(table(rows));
 if (onlyOneSide.length > 0) console.log(`\nmeasured on one side only: ${onlyOneSide.join(', ')}`);
 const changed = results.filter((r) => r.changed).length;
 console.log(
-  `\n${changed} of ${results.length} figures changed beyond the noise (p < 0.05 and the interval leaves out 1; * p < 0.05, ** p < 0.01, *** p < 0.001)`,
+  `\n${changed} of ${results.length} figures changed beyond the noise (p < 0.05 and the interval leaves out 1; * p < 0.05, ** p < 0.01, *** p < 0.001).`,
 );
+// As Node's compare.R warns: many figures, many chances for one to pass the test by luck.
+if (results.length >= 10) {
+  console.log(
+    `Of ${results.length} figures that did not change, about ${(results.length * 0.05).toFixed(1)} would pass p < 0.05 by chance alone: a lone * among many is weak evidence; rerun with more --rounds, or --only the figure.`,
+  );
+}
 if (options.json) {
   writeFileSync(
     options.json,
