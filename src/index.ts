@@ -20,6 +20,16 @@ export {
   sweepLeftovers,
 } from './internal/leftovers/sweep-leftovers.js';
 export {
+  type LeakReport,
+  LeakScope,
+  type SanitizeOptions,
+  sanitize,
+} from './leaks/sanitize.js';
+export type {
+  LeakedProcess,
+  ProcessLink,
+} from './leaks/scan.js';
+export {
   createMockBinDir,
   MockBinDir,
   type MockBinDirOptions,

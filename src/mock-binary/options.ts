@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { oneOf } from '../internal/describe.js';
 import { InvalidOptionError, InvalidResponseError } from '../internal/errors.js';
+import { currentLeakCookie } from '../internal/leak-cookie.js';
 import {
   checkMs,
   checkOptionKeys,
@@ -163,6 +164,8 @@ export function resolveOptions(
   if (spy) config.spy = true;
   if (cassette?.mode === 'record') config.recordOutput = true;
   if (cassette?.mode === 'replay') config.cassette = cassette.path;
+  const leakCookie = currentLeakCookie();
+  if (leakCookie !== undefined) config.leakCookie = leakCookie;
   if (options.default !== undefined) {
     config.default = toWireResponse(options.default, `the \`default\` response of ${where}`);
   }

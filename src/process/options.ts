@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describeValue, oneOf } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import { addLeakCookie } from '../internal/leak-cookie.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkMs, checkOptionKeys, isDir, optionError } from '../internal/options.js';
 import type { Env } from '../internal/path-env.js';
@@ -195,7 +196,8 @@ export function resolveSpawn(
     throw optionError(where, 'env', 'an object of env vars', o.env);
   }
   const base = sandbox ? sandbox.env() : stringEnv(process.env);
-  const env = mergeEnv(base, o.env, platform, where);
+  // The leak sanitizer's cookie (LK-01) reaches it whatever env it is given.
+  const env = addLeakCookie(mergeEnv(base, o.env, platform, where));
   const pty =
     o.pty === undefined || o.pty === false
       ? undefined

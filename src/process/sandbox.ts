@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError } from '../internal/errors.js';
+import { addLeakCookie } from '../internal/leak-cookie.js';
 import { type Env, envWithPathEntry, pathDelimiter, pathKey } from '../internal/path-env.js';
 import { redactEnv } from '../internal/secrets.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
@@ -132,7 +133,8 @@ export class TestSandbox {
     for (const dir of [...this.#pathDirs].reverse()) {
       withPath = envWithPathEntry(withPath, dir, this.platform);
     }
-    return withPath as Record<string, string>;
+    // The leak sanitizer's cookie (LK-01), though the host env is not copied.
+    return addLeakCookie(withPath as Record<string, string>);
   }
 
   /** Set an env var, over everything else (including `HOME` and `PATH`). */

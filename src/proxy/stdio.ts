@@ -3,6 +3,7 @@ import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
+import { addLeakCookie } from '../internal/leak-cookie.js';
 import { checkOptionKeys } from '../internal/options.js';
 import { SpawnError } from '../process/errors.js';
 import { Keepalive } from '../process/keepalive.js';
@@ -323,7 +324,8 @@ export async function proxyStdio(
   const how = stdioSpawn(command, args, found);
   const child = spawn(how.file, how.args, {
     cwd,
-    env,
+    // An explicit env gets the leak sanitizer's cookie (LK-01); without one, process.env has it.
+    env: env === undefined ? undefined : addLeakCookie({ ...env }),
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: how.detached,
     windowsHide: true,

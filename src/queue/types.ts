@@ -217,6 +217,11 @@ export interface WireConfig {
   /** Replay mode: the cassette replayed, for the diagnostic of a call that is not in it. */
   cassette?: string;
   /**
+   * The leak sanitizer's cookie (LK-01) open when the mock was made: a
+   * passthrough whose call's env lacks one gives this one to the real command.
+   */
+  leakCookie?: string;
+  /**
    * The POSIX shim serves static responses itself (requirement PERF-07), with
    * what it found on this machine; absent: every call runs the runner.
    */

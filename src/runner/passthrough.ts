@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
 import { fnv1a } from '../internal/fnv.js';
+import { addLeakCookie, LEAK_COOKIE_VAR } from '../internal/leak-cookie.js';
 import { MAX_TIMER_MS } from '../internal/limits.js';
 import { killTree } from '../process/tree.js';
 import { type WindowsSpawn, windowsSpawn } from '../process/windows-command.js';
@@ -98,6 +99,9 @@ export function locateReal(claim: Claim): string | RealEnd {
   const real = findReal(name, pathValue);
   if (real !== undefined) {
     process.env[PASSED_THROUGH] = JSON.stringify([...chain, { mock, real, args }]);
+    // The leak sanitizer's cookie (LK-01): the call's own, else the one open when the mock was made.
+    if (claim.config.leakCookie !== undefined)
+      addLeakCookie(process.env, { [LEAK_COOKIE_VAR]: claim.config.leakCookie });
     return real;
   }
   return {

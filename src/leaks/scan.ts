@@ -1,0 +1,110 @@
+import { readlinkSync } from 'node:fs';
+import { LEAK_COOKIE_VAR } from '../internal/leak-cookie.js';
+import { isDeadState, listProc, readProcFile, readStat } from '../internal/proc.js';
+
+/**
+ * The scan of LK-01 on Linux: every live process whose environment carries
+ * a cookie, read from /proc/<pid>/environ. A process keeps the env it was
+ * started with whatever it does later, so one that left its process group
+ * (`setsid`, a double fork) or was adopted by init is found all the same.
+ * What cannot be read (another user's process, one that ended meanwhile)
+ * is skipped.
+ */
+
+/** One link of a leaked process's parent chain. */
+export interface ProcessLink {
+  pid: number;
+  /** Its argv from /proc/<pid>/cmdline; empty when it could not be read. */
+  argv: string[];
+}
+
+/** A live process that carries the cookie. */
+export interface LeakedProcess {
+  pid: number;
+  /** Start time in clock ticks since boot: with the pid, it names this one process. */
+  start: number;
+  argv: string[];
+  /** Its working dir (readlink /proc/<pid>/cwd); undefined when it could not be read. */
+  cwd: string | undefined;
+  /** Parents, nearest first, up to the test process or init (included). */
+  parents: ProcessLink[];
+}
+
+/** Where the scan reads /proc; tests of edge cases pass their own. */
+export interface ProcReader {
+  list: () => string[] | undefined;
+  read: (path: string) => string | null | undefined;
+  readlink: (path: string) => string | undefined;
+}
+
+const defaultReader: ProcReader = {
+  list: listProc,
+  read: readProcFile,
+  readlink: (path) => {
+    try {
+      return readlinkSync(path);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+/** Parents followed at most, should /proc show a loop. */
+const MAX_PARENTS = 64;
+
+/**
+ * Every live process (not a zombie, not this process) whose environment
+ * holds `SHIMKIT_LEAK_COOKIE=<cookie>`, by pid. Undefined where there is no
+ * /proc (macOS, Windows: not scanned yet).
+ */
+export function findCookieProcesses(
+  cookie: string,
+  options: { self?: number; reader?: ProcReader } = {},
+): LeakedProcess[] | undefined {
+  const reader = options.reader ?? defaultReader;
+  const self = options.self ?? process.pid;
+  const entries = reader.list();
+  if (entries === undefined) return undefined;
+  const needle = `\0${LEAK_COOKIE_VAR}=${cookie}\0`;
+  const found: LeakedProcess[] = [];
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue; // not a pid
+    const pid = Number(entry);
+    if (pid === self) continue;
+    const environ = reader.read(`/proc/${entry}/environ`);
+    if (typeof environ !== 'string' || !`\0${environ}`.includes(needle)) continue;
+    const stat = readStat(entry, reader.read);
+    if (!stat || isDeadState(stat.state)) continue; // ended meanwhile, or ended and not yet reaped
+    found.push({
+      pid,
+      start: stat.start,
+      argv: readArgv(pid, reader),
+      cwd: reader.readlink(`/proc/${entry}/cwd`),
+      parents: parentChain(stat.ppid, self, reader),
+    });
+  }
+  return found.sort((a, b) => a.pid - b.pid);
+}
+
+/** The argv of `pid` from /proc/<pid>/cmdline (NUL-separated). */
+export function readArgv(pid: number, reader: ProcReader = defaultReader): string[] {
+  const text = reader.read(`/proc/${pid}/cmdline`);
+  if (typeof text !== 'string' || text === '') return [];
+  const argv = text.split('\0');
+  if (argv[argv.length - 1] === '') argv.pop();
+  return argv.map((arg) => Buffer.from(arg, 'latin1').toString('utf8'));
+}
+
+function parentChain(ppid: number, self: number, reader: ProcReader): ProcessLink[] {
+  const chain: ProcessLink[] = [];
+  let pid = ppid;
+  while (pid > 0 && chain.length < MAX_PARENTS) {
+    chain.push({ pid, argv: readArgv(pid, reader) });
+    if (pid === self || pid === 1) break;
+    const stat = readStat(pid, reader.read);
+    if (!stat) break;
+    pid = stat.ppid;
+  }
+  return chain;
+}
