@@ -51,11 +51,11 @@ async function printedPid(output: () => string): Promise<number> {
 
 /**
  * A sh script that starts `command` under setsid and prints its pid once it
- * has left sh's session: run() closes sh's group when sh exits, which would
- * otherwise catch the child before its setsid().
+ * has left sh's session and exec'd `command`: run() closes sh's group when
+ * sh exits, which would otherwise catch the child before its setsid().
  */
 function escapee(command: string): string {
-  const left = `[ "$(cut -d' ' -f6 /proc/$!/stat)" = "$!" ]`;
+  const left = `[ "$(cut -d' ' -f6 /proc/$!/stat)" = "$!" ] && [ "$(cat /proc/$!/comm)" != setsid ]`;
   return `setsid ${command} </dev/null >/dev/null 2>&1 & i=0; until ${left} || [ $i -ge 100000 ]; do i=$((i+1)); done; echo $!`;
 }
 
@@ -195,6 +195,23 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
     );
     const own602 = report.processes.find((x) => x.pid === own.pid);
     expect(own602?.parents[0]?.pid).toBe(process.pid);
+  });
+
+  it('LK-01 a program run on a PTY carries the cookie (the PTY helper passes it in the launch)', async () => {
+    const leaks = scope('pty');
+    const p = spawnProcess('sh', ['-c', 'echo $$; exec sleep 605'], { pty: true });
+    onTestFinished(() => p.close().then(() => {}));
+    const pid = await printedPid(() => p.output().replace(/\r/g, ''));
+    await vi.waitFor(
+      () =>
+        expect(findCookieProcesses(leaks.cookie)?.map((x) => x.argv)).toContainEqual([
+          'sleep',
+          '605',
+        ]),
+      { timeout: 10_000, interval: 10 },
+    );
+    const report = await leaks.check();
+    expect(foundAndKilled(report, pid).argv).toEqual(['sleep', '605']);
   });
 
   it('LK-01 nothing is reported when nothing leaked, and the scope restores process.env', async () => {
