@@ -36,7 +36,9 @@ export interface SpawnProcessOptions {
    * `TEMP`, `APPDATA` or `LOCALAPPDATA` the host's value, or carries the
    * host's values for more than half of the host's vars outside the sandbox
    * allowlist. Put mocks on the sandbox PATH with `sandbox.use(mock)`; to pass
-   * a host value on purpose, use `sandbox.setEnv(name, value)`.
+   * a host value on purpose, use `sandbox.setEnv(name, value)`. Inside a
+   * leak sanitizer scope the program also gets its `SHIMKIT_LEAK_COOKIE`,
+   * whatever this env holds (LK-01).
    * @example
    * sb.use(git);
    * await run('my-cli', ['release'], { sandbox: sb, env: { CI: '1' } });

@@ -122,6 +122,8 @@ export class TestSandbox {
    * A fresh copy of the sandbox env: the allowlisted host vars, the sandbox
    * dirs and git isolation, the `env` option, then `setEnv`/`removeEnv` in
    * call order; last, the `use()` dirs go first on PATH, most recent first.
+   * Inside a leak sanitizer scope (`sanitize.begin()`), also its
+   * `SHIMKIT_LEAK_COOKIE`, so what runs with this env can be found (LK-01).
    */
   env(): Record<string, string> {
     this.#assertLive();

@@ -20,7 +20,7 @@ import { StreamPair } from './stream-pair.js';
 export interface StdioProxyOptions extends Omit<FrameProxyOptions, 'listen' | 'upstream'> {
   /** The child's working dir. @default process.cwd() */
   cwd?: string;
-  /** The child's environment. @default process.env */
+  /** The child's environment (plus a leak sanitizer scope's `SHIMKIT_LEAK_COOKIE`, LK-01). @default process.env */
   env?: NodeJS.ProcessEnv;
   /**
    * The child's stderr: kept (its last 64 KiB, for `stderrTail()`), passed to
