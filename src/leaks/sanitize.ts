@@ -4,7 +4,7 @@ import { LEAK_COOKIE_VAR } from '../internal/leak-cookie.js';
 import { readStat } from '../internal/proc.js';
 import { formatLeakedProcess } from './format.js';
 import { killAndReap } from './reap.js';
-import { findCookieProcesses, type LeakedProcess } from './scan.js';
+import { findCookieProcesses, type LeakedProcess, type PidMark, pidMark } from './scan.js';
 
 /**
  * The leak sanitizer's scope (LK-01, first slice: processes, on Linux). A
@@ -63,6 +63,8 @@ export class LeakScope {
   readonly cookie: string;
   readonly #waitMs: number;
   readonly #previous: string | undefined;
+  /** Where pid allocation stood when the cookie was set: the scan reads only processes made since. */
+  readonly #since: PidMark | undefined;
   #checked: Promise<LeakReport> | undefined;
 
   /** @internal Use `sanitize.begin()`. */
@@ -71,6 +73,7 @@ export class LeakScope {
     this.cookie = newCookie();
     this.#waitMs = waitMs;
     this.#previous = process.env[LEAK_COOKIE_VAR];
+    this.#since = pidMark();
     process.env[LEAK_COOKIE_VAR] = this.cookie;
   }
 
@@ -99,7 +102,7 @@ export class LeakScope {
     let scanned = true;
     try {
       for (let round = 0; round < MAX_ROUNDS; round += 1) {
-        const now = findCookieProcesses(this.cookie);
+        const now = findCookieProcesses(this.cookie, { since: this.#since });
         if (now === undefined) {
           scanned = false;
           break;

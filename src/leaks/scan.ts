@@ -53,16 +53,66 @@ const defaultReader: ProcReader = {
 const MAX_PARENTS = 64;
 
 /**
+ * Where pid allocation stood at one moment: the last pid handed out
+ * (/proc/loadavg), the forks since boot (/proc/stat `processes`, threads
+ * included) and the largest pid (/proc/sys/kernel/pid_max).
+ */
+export interface PidMark {
+  lastPid: number;
+  forks: number;
+  pidMax: number;
+}
+
+/** Forks short of a whole turn of the pid space that still leave a window exact. */
+const WRAP_MARGIN = 1024;
+
+/** Where pid allocation stands now; undefined where /proc does not say. */
+export function pidMark(reader: ProcReader = defaultReader): PidMark | undefined {
+  const loadavg = reader.read('/proc/loadavg');
+  const stat = reader.read('/proc/stat');
+  const max = reader.read('/proc/sys/kernel/pid_max');
+  if (typeof loadavg !== 'string' || typeof stat !== 'string' || typeof max !== 'string') {
+    return undefined;
+  }
+  const lastPid = Number(loadavg.trim().split(/\s+/)[4]);
+  const forks = Number(/^processes (\d+)$/m.exec(stat)?.[1]);
+  const pidMax = Number(max.trim());
+  if (![lastPid, forks, pidMax].every((n) => Number.isSafeInteger(n) && n > 0)) return undefined;
+  return { lastPid, forks, pidMax };
+}
+
+/**
+ * Whether `pid` can have been handed out after `since` (as of `now`): Linux
+ * gives pids in turn, wrapping at pid_max, so every process made since lies
+ * in (since.lastPid, now.lastPid] — unless the pid space turned over whole
+ * meanwhile, which the forks count tells (then every pid can be new).
+ */
+export function newSince(since: PidMark, now: PidMark): (pid: number) => boolean {
+  if (now.forks - since.forks >= since.pidMax - WRAP_MARGIN || now.pidMax !== since.pidMax) {
+    return () => true;
+  }
+  const from = since.lastPid;
+  const to = now.lastPid;
+  if (to === from) return () => now.forks !== since.forks;
+  return to > from ? (pid) => pid > from && pid <= to : (pid) => pid > from || pid <= to;
+}
+
+/**
  * Every live process (not a zombie, not this process) whose environment
  * holds `SHIMKIT_LEAK_COOKIE=<cookie>`, by pid. Undefined where there is no
  * /proc (macOS, Windows: not scanned yet).
  */
 export function findCookieProcesses(
   cookie: string,
-  options: { self?: number; reader?: ProcReader } = {},
+  options: { self?: number; reader?: ProcReader; since?: PidMark } = {},
 ): LeakedProcess[] | undefined {
   const reader = options.reader ?? defaultReader;
   const self = options.self ?? process.pid;
+  // With a mark from when the cookie was set, only processes made since can
+  // carry it (a process's environ is what it was started with): only their
+  // environ is read, not every process's.
+  const now = options.since && pidMark(reader);
+  const fresh = options.since && now ? newSince(options.since, now) : () => true;
   const entries = reader.list();
   if (entries === undefined) return undefined;
   const needle = `\0${LEAK_COOKIE_VAR}=${cookie}\0`;
@@ -71,7 +121,7 @@ export function findCookieProcesses(
     const first = entry.charCodeAt(0);
     if (first < 48 || first > 57) continue; // not a pid
     const pid = Number(entry);
-    if (pid === self) continue;
+    if (pid === self || !fresh(pid)) continue;
     const environ = reader.read(`/proc/${entry}/environ`);
     if (typeof environ !== 'string' || !`\0${environ}`.includes(needle)) continue;
     const stat = readStat(entry, reader.read);
