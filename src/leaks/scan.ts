@@ -108,13 +108,14 @@ export function findCookieProcesses(
 ): LeakedProcess[] | undefined {
   const reader = options.reader ?? defaultReader;
   const self = options.self ?? process.pid;
-  // With a mark from when the cookie was set, only processes made since can
-  // carry it (a process's environ is what it was started with): only their
-  // environ is read, not every process's.
-  const now = options.since && pidMark(reader);
-  const fresh = options.since && now ? newSince(options.since, now) : () => true;
   const entries = reader.list();
   if (entries === undefined) return undefined;
+  // With a mark from when the cookie was set, only processes made since can
+  // carry it (a process's environ is what it was started with): only their
+  // environ is read, not every process's. Marked after the listing, so that
+  // every pid listed was handed out by then.
+  const now = options.since && pidMark(reader);
+  const fresh = options.since && now ? newSince(options.since, now) : () => true;
   const needle = `\0${LEAK_COOKIE_VAR}=${cookie}\0`;
   const found: LeakedProcess[] = [];
   for (const entry of entries) {
