@@ -101,6 +101,8 @@ function buildOf(sha, install) {
   const dir = join(home, sha.slice(0, 12));
   if (existsSync(join(dir, '.built'))) return dir;
   const work = mkdtempSync(join(home, 'building-'));
+  // fail() exits at once: a half-made build goes with it (a finished one was renamed away).
+  process.on('exit', () => rmSync(work, { recursive: true, force: true }));
   process.stderr.write(`bench:compare: building ${sha.slice(0, 12)} in ${dir}…\n`);
   const archive = spawnSync('git', ['archive', '--format=tar', sha], {
     cwd: ROOT,
@@ -235,6 +237,7 @@ useOurBench(old.dir);
 useOurBench(now.dir);
 
 const scratch = mkdtempSync(join(tmpdir(), 'shimkit-bench-compare-run-'));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true })); // fail() exits at once
 const samples = { old: new Map(), new: new Map() };
 const load = [loadavg()[0]];
 try {

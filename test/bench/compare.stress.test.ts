@@ -1,7 +1,7 @@
 // PERF-11: `npm run bench:compare` builds a ref beside the working tree and
 // measures both in alternating rounds, through the real bench (the cheap `cli`
 // suite, two calls a round): npm run test:stress, since it builds a commit.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FigureComparison } from '../../bench/stats.mjs';
@@ -54,5 +54,17 @@ describe('bench:compare (stress)', () => {
     expect(again.code, again.stderr.toString()).toBe(0);
     expect(again.stderr.toString()).not.toContain('building');
     expect(again.stdout.toString()).toMatch(/^new: HEAD \([0-9a-f]{12}\)$/m);
+    // A bench that fails: exit 1 with its error, and no scratch dir left behind.
+    const failed = await runCommand(
+      process.execPath,
+      [SCRIPT, 'HEAD', '--only', 'proxy.throughput.3B', '--rounds', '2'],
+      { cwd: REPO, env },
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.toString()).toContain('the bench failed on');
+    expect(failed.stderr.toString()).toContain('no size 3B');
+    expect(
+      readdirSync(tmp).filter((name) => name.startsWith('shimkit-bench-compare-run-')),
+    ).toEqual([]);
   }, 300_000);
 });
