@@ -1,25 +1,16 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { formatPackedInstallReport, verifyPackedInstall } from '../../src/index.js';
 import { linesWithoutRequireEsm } from '../../src/pack/engines.js';
-import { runCommand, testDir } from '../helpers/index.js';
+import { runCommand } from '../helpers/index.js';
+import { writeDir } from '../helpers/pack.js';
 
 // SP-12 fine print (issue 39, items 5–7): what the CLI says when there is no
 // package to check, and the causes of the rarer failures.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
-
-function writeDir(files: Record<string, string>): string {
-  const dir = testDir('shimkit-pkg-');
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  return dir;
-}
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 /** This Node loads an ES module with require(). */

@@ -1,43 +1,16 @@
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import {
-  createSandbox,
-  formatPackedInstallReport,
-  type PackCheck,
-  verifyPackedInstall,
-} from '../../src/index.js';
+import { createSandbox, formatPackedInstallReport, verifyPackedInstall } from '../../src/index.js';
 import { declaredTypes } from '../../src/pack/types-files.js';
 import { testDir } from '../helpers/index.js';
+import { check, writePackage } from '../helpers/pack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 // SP-12 fine print (issue 39): hermetic resolution, cleaned causes, types
 // files checked without tsc, every declared bin checked.
-
-/** A package dir with this package.json and these files. */
-function writePackage(manifest: object, files: Record<string, string>): string {
-  const dir = testDir('shimkit-pkg-');
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'fixture-pkg', version: '1.2.3', ...manifest }, null, 2),
-  );
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  return dir;
-}
-
-const check = (report: { results: PackCheck[] }, name: string): PackCheck => {
-  const found = report.results.find((c) => c.name === name);
-  expect(
-    found,
-    `no check named ${name}: ${report.results.map((c) => c.name).join(', ')}`,
-  ).toBeDefined();
-  return found as PackCheck;
-};
 
 describe('SP-12 verifyPackedInstall fine print', () => {
   test('SP-12 hermetic: a devDependency in a node_modules above the sandbox is not found by a bin, import or require', async () => {

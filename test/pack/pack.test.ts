@@ -17,6 +17,7 @@ import {
   verifyPackedInstall,
 } from '../../src/index.js';
 import { runCommand, testDir } from '../helpers/index.js';
+import { check, writePackage } from '../helpers/pack.js';
 
 // SP-12 through the real npm: packages the tests write, each broken in one way,
 // packed, installed into a sandboxed project and run there.
@@ -24,31 +25,6 @@ import { runCommand, testDir } from '../helpers/index.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIST = join(ROOT, 'dist', 'index.js');
 const CLI = join(ROOT, 'dist', 'cli.js');
-
-type Files = Record<string, string>;
-
-/** A package dir with this package.json and these files. */
-function writePackage(manifest: object, files: Files): string {
-  const dir = testDir('shimkit-pkg-');
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'fixture-pkg', version: '1.2.3', ...manifest }, null, 2),
-  );
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  return dir;
-}
-
-const check = (report: { results: PackCheck[] }, name: string): PackCheck => {
-  const found = report.results.find((c) => c.name === name);
-  expect(
-    found,
-    `no check named ${name}: ${report.results.map((c) => c.name).join(', ')}`,
-  ).toBeDefined();
-  return found as PackCheck;
-};
 
 const GOOD = {
   manifest: {
