@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { createMockBinary } from '../../src/index.js';
+import { createMockBinary, type MockBinary } from '../../src/index.js';
 import { MockExitCode } from '../../src/queue/exit-codes.js';
 import {
   checkShAgreesWithRunner,
@@ -207,51 +207,57 @@ describe('MB-14 MB-06 the shell meets a closed pipe as a real command does', () 
   }
 });
 
+/**
+ * Run a copy of `git`'s shim that stops where `pauseAt(text)` says (an
+ * offset into the shim's text) until told to go on, dispose() the mock
+ * there, let it go on, and return how the call ended.
+ */
+async function disposeWhilePaused(
+  git: MockBinary,
+  pauseAt: (text: string) => number,
+): Promise<[number | null, string, string]> {
+  const dir = testDir();
+  const [paused, go] = [join(dir, 'paused'), join(dir, 'go')];
+  const text = readFileSync(git.path, 'utf8');
+  const at = pauseAt(text);
+  const shim = join(dir, 'git');
+  const pause = `: >'${paused}'; until [ -e '${go}' ]; do ${commandPath('sleep')} 0.01; done\n`;
+  writeFileSync(shim, text.slice(0, at) + pause + text.slice(at), { mode: 0o700 });
+  const call = spawnTracked(shim, ['status'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const ended = completion(call);
+  await vi.waitFor(() => expect(existsSync(paused)).toBe(true), { timeout: 10_000 });
+  await git.dispose();
+  writeFileSync(go, '');
+  const r = await ended;
+  return [r.code, r.stdout.toString(), r.stderr.toString()];
+}
+
 describe('MB-18 a dispose() while the shell serves a call', () => {
   it('MB-18 PERF-07 a dispose() after the shell recorded and claimed a call, before it acted the response out: the call still prints its response and ends with its code', async () => {
     await using git = createMockBinary('git', { responses: [{ stdout: 'out\n', exitCode: 5 }] });
-    const dir = testDir();
-    const [paused, go] = [join(dir, 'paused'), join(dir, 'go')];
-    // A copy of the shim that stops once its record and claim are written, until told to go on.
-    const claimed = '  fi >&9 || { shimkit_handover c; return; }';
-    const text = readFileSync(git.path, 'utf8');
-    expect(text).toContain(claimed);
-    const shim = join(dir, 'git');
-    const pause = `: >'${paused}'; until [ -e '${go}' ]; do ${commandPath('sleep')} 0.01; done`;
-    writeFileSync(shim, text.replace(claimed, `${claimed}\n  ${pause}`), { mode: 0o700 });
-    const call = spawnTracked(shim, ['status'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const ended = completion(call);
-    await vi.waitFor(() => expect(existsSync(paused)).toBe(true), { timeout: 10_000 });
-    await git.dispose();
-    writeFileSync(go, '');
-    const r = await ended;
-    expect([r.code, r.stdout.toString(), r.stderr.toString()]).toEqual([5, 'out\n', '']);
+    // Once its record and claim are written.
+    const claimed = '  fi >&9 || { shimkit_handover c; return; }\n';
+    const r = await disposeWhilePaused(git, (text) => {
+      expect(text).toContain(claimed);
+      return text.indexOf(claimed) + claimed.length;
+    });
+    expect(r).toEqual([5, 'out\n', '']);
   });
 });
 
 describe('MB-18 a dispose() between the claim marker and its name', () => {
   it('MB-18 PERF-07 a dispose() right after the shell made the claim marker: the marker already names the call, which prints its response and ends with its code', async () => {
     await using git = createMockBinary('git', { responses: [{ stdout: 'out\n', exitCode: 5 }] });
-    const dir = testDir();
-    const [paused, go] = [join(dir, 'paused'), join(dir, 'go')];
-    // A copy of the shim that stops right after its claim loop (the marker made), until told to go on.
-    const text = readFileSync(git.path, 'utf8');
-    const made = text.indexOf('>"$shimkit_slot"');
-    const loopEnd = '\n    done\n    set +C\n';
-    const at = text.indexOf(loopEnd, made);
-    expect(made).toBeGreaterThan(0);
-    expect(at).toBeGreaterThan(made);
-    const shim = join(dir, 'git');
-    const pause = `    : >'${paused}'; until [ -e '${go}' ]; do ${commandPath('sleep')} 0.01; done\n`;
-    const end = at + loopEnd.length;
-    writeFileSync(shim, text.slice(0, end) + pause + text.slice(end), { mode: 0o700 });
-    const call = spawnTracked(shim, ['status'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const ended = completion(call);
-    await vi.waitFor(() => expect(existsSync(paused)).toBe(true), { timeout: 10_000 });
-    await git.dispose();
-    writeFileSync(go, '');
-    const r = await ended;
-    expect([r.code, r.stdout.toString(), r.stderr.toString()]).toEqual([5, 'out\n', '']);
+    // Right after its claim loop (the marker made).
+    const r = await disposeWhilePaused(git, (text) => {
+      const made = text.indexOf('>"$shimkit_slot"');
+      const loopEnd = '\n    done\n    set +C\n';
+      const at = text.indexOf(loopEnd, made);
+      expect(made).toBeGreaterThan(0);
+      expect(at).toBeGreaterThan(made);
+      return at + loopEnd.length;
+    });
+    expect(r).toEqual([5, 'out\n', '']);
   });
 });
 
