@@ -8,12 +8,9 @@
 // - a bootstrap interval for the ratio of the medians (new ÷ old), from a
 //   seeded generator, so the same rounds print the same interval.
 
-/** The median of numbers (the mean of the middle two for an even count). */
-export function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
+import { median } from './lib.mjs';
+
+export { median };
 
 /** Ranks 1…n of the pooled values, ties sharing their mean rank; doubled, so they stay integers. */
 function doubledRanks(values) {
