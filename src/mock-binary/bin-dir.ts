@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError, UnusedResponsesError } from '../internal/errors.js';
+import { type Tracked, trackLeak, untrackLeak } from '../internal/leak-registry.js';
 import { memoryTmpDir } from '../internal/memory-tmp.js';
 import { checkOptionKeys, optionError, resolvePlatform } from '../internal/options.js';
 import { assertOwnDir } from '../internal/owner.js';
@@ -96,6 +97,8 @@ export class MockBinDir {
   readonly #persistent: boolean;
   #uninstall: (() => void) | undefined;
   #disposed = false;
+  /** The leak sanitizer's record of it (LK-02), when made in a sanitizer scope. */
+  #leak: Tracked | undefined;
 
   constructor(options: MockBinDirOptions = {}) {
     const where = 'createMockBinDir()';
@@ -154,6 +157,18 @@ export class MockBinDir {
       }
       this.#temp.remove();
       throw stateError(error, this.dir, 'test');
+    }
+    this.#leak = trackLeak('mock bin dir', this.root, {
+      holds: () => [...this.#mocks.values()].flatMap((mock) => mock.leakHolds()),
+      dispose: () => this.disposeSync(),
+    });
+  }
+
+  /** @internal A mock made by `createMockBinary()` owns this dir: the sanitizer names the mock, not the dir. */
+  leakAs(kind: 'mock binary', name: string): void {
+    if (this.#leak) {
+      this.#leak.kind = kind;
+      this.#leak.name = name;
     }
   }
 
@@ -351,6 +366,7 @@ export class MockBinDir {
   disposeSync(): void {
     if (this.#disposed) return;
     this.#disposed = true;
+    untrackLeak(this.#leak);
     this.uninstall();
     for (const mock of this.#mocks.values()) mock.markDisposed();
     this.#mocks.clear();

@@ -24,6 +24,8 @@ export interface MockHost {
   install(): unknown;
   uninstall(): unknown;
   dispose(): Promise<void>;
+  /** The leak sanitizer names the mock that owns it (LK-02). */
+  leakAs(kind: 'mock binary', name: string): void;
 }
 
 /** What a MockBinary is made from, once its state dir exists. */

@@ -3,6 +3,7 @@ import { join, posix, win32 } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError } from '../internal/errors.js';
 import { addLeakCookie } from '../internal/leak-cookie.js';
+import { type Tracked, trackLeak, untrackLeak } from '../internal/leak-registry.js';
 import { type Env, envWithPathEntry, pathDelimiter, pathKey } from '../internal/path-env.js';
 import { redactEnv } from '../internal/secrets.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
@@ -70,6 +71,8 @@ export class TestSandbox {
   #strictPath: StrictPath | undefined;
   readonly #processes = new Set<{ close(): Promise<unknown> }>();
   #disposing: Promise<void> | undefined;
+  /** The leak sanitizer's record of it (LK-02), when made in a sanitizer scope. */
+  readonly #leak: Tracked | undefined;
 
   constructor(options: SandboxOptions = {}) {
     const resolved = resolveSandboxOptions(options);
@@ -116,6 +119,15 @@ export class TestSandbox {
       if (!this.#keep) this.#temp.remove();
       throw error;
     }
+    this.#leak = trackLeak('sandbox', this.root, {
+      holds: () => this.leakHolds(),
+      dispose: () => this.dispose(),
+    });
+  }
+
+  /** @internal What the leak sanitizer reports of an undisposed sandbox (LK-02). */
+  leakHolds(): string[] {
+    return [];
   }
 
   /**
@@ -241,7 +253,10 @@ export class TestSandbox {
    * after the dir is gone.
    */
   dispose(): Promise<void> {
-    this.#disposing ??= this.#dispose();
+    if (this.#disposing === undefined) {
+      this.#disposing = this.#dispose();
+      untrackLeak(this.#leak, this.#disposing);
+    }
     return this.#disposing;
   }
 

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { describeValue, truncate } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import { type Tracked, trackLeak, untrackLeak } from '../internal/leak-registry.js';
 import { sweepOnce } from '../internal/leftovers/sweep.js';
 import { readStat } from '../internal/proc.js';
 import { formatCommand } from '../queue/format.js';
@@ -74,6 +75,8 @@ export class TestProcess {
   #forgetExitHook: () => void = () => {};
   #untrack: () => void = () => {};
   #closing: Promise<ProcessExit> | undefined;
+  /** The leak sanitizer's record of it (LK-02), when started in a sanitizer scope. */
+  #leak: Tracked | undefined;
   readonly #pty: PtySession | undefined;
   /** A PTY helper's start time (Linux), which names its session for the kill. */
   #leaderStart = 0;
@@ -141,6 +144,19 @@ export class TestProcess {
       );
     }
     if (options.sandbox && this.pid !== 0) this.#untrack = options.sandbox.track(this);
+    if (this.pid !== 0) {
+      this.#leak = trackLeak(options.pty ? 'PTY session' : 'process', this.commandLine, {
+        alive: () => this.running,
+        holds: () => this.leakHolds(),
+        dispose: () => this.close(),
+        pids: () => [this.pid],
+      });
+    }
+  }
+
+  /** @internal What the leak sanitizer reports of a process still running at the test's end (LK-02). */
+  leakHolds(): string[] {
+    return [];
   }
 
   /** Whether the process has not exited yet. */
@@ -273,7 +289,10 @@ export class TestProcess {
    */
   close(options?: { graceMs?: number }): Promise<ProcessExit> {
     const { graceMs } = resolveCloseOptions(options, this.#options, `${this.#label()}.close()`);
-    this.#closing ??= this.#close(graceMs);
+    if (this.#closing === undefined) {
+      this.#closing = this.#close(graceMs);
+      untrackLeak(this.#leak, this.#closing);
+    }
     return this.#closing;
   }
 
@@ -381,6 +400,8 @@ export class TestProcess {
       );
     }
     if (this.pid === 0) return false;
+    // Killed, maybe not awaited: the sanitizer waits for its end before judging (LK-04).
+    if (this.#leak && !this.#leak.settling) this.#leak.settling = this.ended();
     if (this.#options.platform === 'win32') return this.running && this.#child.kill(signal);
     return groupAlive(this.pid) && signalGroup(this.pid, signal);
   }

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
+import { type Tracked, trackLeak, untrackLeak } from '../internal/leak-registry.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { checkMs, checkOptionKeys } from '../internal/options.js';
@@ -74,6 +75,8 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   #frameListeners = false;
   #accepted = 0;
   #closed = false;
+  /** The leak sanitizer's record of it (LK-02), when made in a sanitizer scope. */
+  readonly #leak: Tracked | undefined;
 
   /** @internal Use `createFrameProxy()` or `proxyStdio()`. */
   static create<A extends string | TcpAddress>(init: ProxyInit): FrameProxy<A> {
@@ -119,6 +122,17 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     this.#forgetExit = server ? onProcessExit(() => this.#closeNow()) : () => {};
     // If this process dies where no exit hook runs, the sweep removes the socket file (requirement SP-11).
     this.#unrecord = listen.kind === 'unix' ? recordSocket(listen.path) : () => {};
+    this.#leak = server
+      ? trackLeak('frame proxy', formatAddress(listen), {
+          holds: () => this.leakHolds(),
+          dispose: () => this.close(),
+        })
+      : undefined;
+  }
+
+  /** @internal What the leak sanitizer reports of an unclosed proxy (LK-02): connections, queued frames. */
+  leakHolds(): string[] {
+    return [];
   }
 
   /** Frames forwarded in one direction, over all connections. */
@@ -260,6 +274,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    untrackLeak(this.#leak);
     this.#forgetExit();
     for (const connection of this.connections) connection.destroy();
     this.#waits.close();

@@ -4,6 +4,7 @@ import {
   UnusedResponsesError,
   WaitTimeoutError,
 } from '../internal/errors.js';
+import { type Tracked, trackLeak, untrackLeak } from '../internal/leak-registry.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { optionError } from '../internal/options.js';
 import { Asks } from './asks.js';
@@ -67,6 +68,9 @@ export class MockServer implements AsyncDisposable {
   readonly #replay: readonly ReplayEntry[];
   #disposing: Promise<void> | undefined;
   #failureThrown = false;
+  /** The leak sanitizer's record of it (LK-02), when made in a sanitizer scope. */
+  readonly #leak: Tracked | undefined;
+
   /** Stops the exit warning of a strict server never disposed (forgotten.ts). */
   readonly #forgetExitWarning: () => void;
 
@@ -108,6 +112,10 @@ export class MockServer implements AsyncDisposable {
     };
     this.#asks = new Asks(this.#ctx);
     this.#scripting = new Scripting(this.#ctx, this.#asks, init.socketPath);
+    this.#leak = trackLeak('mock server', init.socketPath ?? init.url, {
+      holds: () => this.leakHolds(),
+      dispose: () => this.dispose(),
+    });
     this.#mirror.onAsk = (event) => this.#asks.answer(event);
     this.#mirror.onAskDropped = (ask) => this.#asks.drop(ask);
     this.#mirror.onChange = () => this.#waits.notify();
@@ -306,6 +314,7 @@ export class MockServer implements AsyncDisposable {
   dispose(): Promise<void> {
     if (this.#disposing) return this.#disposing.then(ignore, ignore);
     this.#disposing = this.#dispose();
+    untrackLeak(this.#leak, this.#disposing);
     return this.#disposing;
   }
 
@@ -323,6 +332,14 @@ export class MockServer implements AsyncDisposable {
     if (failure && !this.#failureThrown)
       throw new ServerWorkerError(failure.message, { cause: failure.cause });
     if (this.#settings.strict) this.assertDone();
+  }
+
+  /**
+   * @internal What the leak sanitizer reports of an undisposed server
+   * (LK-02): held requests, open client connections, unread SSE bytes.
+   */
+  leakHolds(): string[] {
+    return [];
   }
 
   /** At the process's exit, for a strict server never disposed: its report, or undefined when done. */
