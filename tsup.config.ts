@@ -22,7 +22,12 @@ export default defineConfig([
     // core as the package itself ('shimkit', external here; tsconfig maps it
     // to src for type checks), so a test that also imports 'shimkit' shares
     // one copy of its state and its classes; vitest stays the user's own.
-    entry: { vitest: 'src/vitest/index.ts', jest: 'src/jest/index.ts' },
+    entry: {
+      vitest: 'src/vitest/index.ts',
+      jest: 'src/jest/index.ts',
+      'vitest-sanitize': 'src/vitest/sanitize.ts',
+      'jest-sanitize': 'src/jest/sanitize.ts',
+    },
     format: ['esm', 'cjs'],
     dts: true,
     shims: true,

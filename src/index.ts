@@ -14,14 +14,25 @@ export {
   UnusedResponsesError,
   WaitTimeoutError,
 } from './internal/errors.js';
+export type { LeakKind } from './internal/leak-registry.js';
 export {
   type SweepOptions,
   type SweepReport,
   sweepLeftovers,
 } from './internal/leftovers/sweep-leftovers.js';
+export type {
+  LeakAllow,
+  LeakCategory,
+  LeakMode,
+  LeakPolicy,
+} from './leaks/policy.js';
 export {
+  type LeakedObject,
+  type LeakOrigin,
   type LeakReport,
   LeakScope,
+  type LeakScopeKind,
+  type ReportedProcess,
   type SanitizeOptions,
   sanitize,
 } from './leaks/sanitize.js';

@@ -36,6 +36,12 @@ export interface LeakSubject {
    */
   alive?: () => boolean;
   dispose: () => unknown;
+  /**
+   * Where it listens or connects (`tcp:<port>`, `unix:<path>`): a socket of
+   * the test process to one of them is this object's, not the leak of a
+   * test that ran while it was open in an outer scope (a `beforeAll` server).
+   */
+  endpoints?: () => readonly string[];
   /** Pids of processes it started itself, to name it in a leaked process's parent chain. */
   pids?: () => readonly number[];
 }
@@ -79,12 +85,33 @@ export function trackedIn(cookie: string): readonly Tracked[] {
   return scopes.get(cookie) ?? [];
 }
 
+/** The env var that names the tracked object a process was started by (its id), for one whose parents are gone. */
+export const LEAK_ORIGIN_VAR = 'SHIMKIT_LEAK_ORIGIN';
+
+/**
+ * An id for an object about to be made, to put in its child's env as
+ * `SHIMKIT_LEAK_ORIGIN` before `trackLeak(…, id)`; undefined when no scope
+ * is open.
+ */
+export function reserveLeakId(): number | undefined {
+  if (scopes.size === 0) return undefined;
+  const cookie = currentLeakCookie();
+  if (cookie === undefined || !scopes.has(cookie)) return undefined;
+  made += 1;
+  return made;
+}
+
 /**
  * Track `subject` under the current scope's cookie; undefined (and nothing
  * kept) when no scope is open. Call it in the object's constructor, and
  * `untrackLeak()` from its dispose.
  */
-export function trackLeak(kind: LeakKind, name: string, subject: LeakSubject): Tracked | undefined {
+export function trackLeak(
+  kind: LeakKind,
+  name: string,
+  subject: LeakSubject,
+  id?: number,
+): Tracked | undefined {
   if (scopes.size === 0) return undefined;
   const cookie = currentLeakCookie();
   const list = cookie === undefined ? undefined : scopes.get(cookie);
@@ -94,8 +121,16 @@ export function trackLeak(kind: LeakKind, name: string, subject: LeakSubject): T
   Error.stackTraceLimit = STACK_FRAMES;
   Error.captureStackTrace(holder, trackLeak);
   Error.stackTraceLimit = limit;
-  made += 1;
-  const tracked: Tracked = { id: made, kind, name, cookie, made: holder, subject, disposed: false };
+  if (id === undefined) made += 1;
+  const tracked: Tracked = {
+    id: id ?? made,
+    kind,
+    name,
+    cookie,
+    made: holder,
+    subject,
+    disposed: false,
+  };
   list.push(tracked);
   return tracked;
 }
@@ -105,4 +140,15 @@ export function untrackLeak(tracked: Tracked | undefined, settling?: Promise<unk
   if (tracked === undefined) return;
   tracked.disposed = true;
   if (settling !== undefined) tracked.settling = settling;
+}
+
+/** The endpoints of the live objects of every open scope but `cookie`'s. */
+export function outerEndpoints(cookie: string): string[] {
+  const found: string[] = [];
+  for (const [other, list] of scopes) {
+    if (other === cookie) continue;
+    for (const t of list)
+      if (!t.disposed && t.subject.endpoints) found.push(...t.subject.endpoints());
+  }
+  return found;
 }

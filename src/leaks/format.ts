@@ -1,3 +1,4 @@
+import type { LeakOrigin, LeakReport } from './sanitize.js';
 import type { LeakedProcess, ProcessLink } from './scan.js';
 
 /** Longest argv text shown per process or parent. */
@@ -45,4 +46,78 @@ function argvText(argv: readonly string[]): string {
     .map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg)))
     .join(' ');
   return text.length > MAX_ARGV_CHARS ? `${text.slice(0, MAX_ARGV_CHARS - 1)}…` : text;
+}
+
+/** How many lines of a creation stack a block shows. */
+const STACK_LINES = 4;
+
+/**
+ * One readable block for a report (LK-07): a line per thing left behind,
+ * with who started it and where the test made it; '' when nothing was.
+ */
+export function formatReport(report: LeakReport, self: number = process.pid): string {
+  const shown = [...report.processes, ...report.objects, ...report.fds, ...report.files];
+  if (shown.length === 0) return '';
+  const blamed = shown.filter((t) => t.allowed === undefined).length;
+  const what = report.scope === 'file' ? 'the file scope (beforeAll, file fixtures)' : 'test';
+  const verdict =
+    report.failed.length > 0 ? 'failed' : report.warned.length > 0 ? 'warning' : 'allowed';
+  const lines = [
+    `shimkit leak sanitizer (${verdict}): ${what} ${JSON.stringify(report.label)} left ${count(blamed, 'thing')} behind${blamed < shown.length ? ` (and ${shown.length - blamed} allowed)` : ''}:`,
+  ];
+  for (const p of report.processes) {
+    lines.push(`  process  ${formatLeakedProcess(p, self)}`);
+    const notes: string[] = [];
+    if (p.startedBy) notes.push(`started by ${originText(p.startedBy)}`);
+    if (p.killedNotAwaited)
+      notes.push(`killed but not awaited: it outlived the ${report.settleMs} ms settle`);
+    if (p.allowed) notes.push(`allowed: ${p.allowed}`);
+    for (const note of notes) lines.push(`           ${note}`);
+  }
+  for (const o of report.objects) {
+    lines.push(
+      `  ${o.kind === 'process' || o.kind === 'PTY session' ? 'process ' : 'object  '} ${originText(o)}${o.killedNotAwaited ? ' (disposed but not awaited)' : ''}`,
+    );
+    for (const hold of o.holds) lines.push(`           holds: ${hold}`);
+    if (o.madeAt === undefined) {
+      const stack = (o.stack ?? '').split('\n').slice(1, 1 + STACK_LINES);
+      for (const frame of stack) lines.push(`           ${frame.trim()}`);
+    }
+    if (o.allowed) lines.push(`           allowed: ${o.allowed}`);
+  }
+  for (const fd of report.fds) {
+    lines.push(`  fd       ${fd.description}${fd.allowed ? `  (allowed: ${fd.allowed})` : ''}`);
+  }
+  for (const f of report.files) {
+    const size = f.bytes === undefined ? '' : ` (${f.bytes} B)`;
+    const inside = f.inside === undefined ? '' : ` (${count(f.inside, 'entry', 'entries')} inside)`;
+    lines.push(
+      `  file     ${f.kind} $TMPDIR/${f.path}${size}${inside}${f.allowed ? `  (allowed: ${f.allowed})` : ''}`,
+    );
+  }
+  const done: string[] = [];
+  if (report.killed.length > 0)
+    done.push(`killed ${count(report.killed.length, 'process', 'processes')}`);
+  if (report.objects.length > 0) done.push(`disposed ${count(report.objects.length, 'object')}`);
+  if (report.files.length > 0) done.push("removed the test's TMPDIR");
+  if (report.fds.length > 0)
+    done.push('descriptors left open: not closed (the code that holds them may still use them)');
+  if (report.remaining.length > 0) {
+    done.push(
+      `still running after SIGKILL: ${report.remaining.map((pid) => `pid ${pid}`).join(', ')}`,
+    );
+  }
+  if (report.settledMs >= 1)
+    done.push(`waited ${Math.round(report.settledMs)} ms for what was ending`);
+  if (done.length > 0) lines.push(`  (${done.join('; ')})`);
+  return lines.join('\n');
+}
+
+function originText(o: LeakOrigin): string {
+  const name = o.kind === 'mock binary' ? `\`${o.name}\`` : o.name;
+  return `${o.kind} ${name}${o.madeAt ? ` made at ${o.madeAt}` : ''}`;
+}
+
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }

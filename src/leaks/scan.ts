@@ -1,5 +1,6 @@
 import { readlinkSync } from 'node:fs';
 import { LEAK_COOKIE_VAR } from '../internal/leak-cookie.js';
+import { LEAK_ORIGIN_VAR } from '../internal/leak-registry.js';
 import { isDeadState, listProc, readProcFile, readStat } from '../internal/proc.js';
 
 /**
@@ -28,6 +29,8 @@ export interface LeakedProcess {
   cwd: string | undefined;
   /** Parents, nearest first, up to the test process or init (included). */
   parents: ProcessLink[];
+  /** The id of the shimkit object that started it or an ancestor (`SHIMKIT_LEAK_ORIGIN`), if named. */
+  origin?: number;
 }
 
 /** Where the scan reads /proc; tests of edge cases pass their own. */
@@ -48,6 +51,8 @@ const defaultReader: ProcReader = {
     }
   },
 };
+
+const ORIGIN = new RegExp(`(?:^|\0)${LEAK_ORIGIN_VAR}=(\\d+)(?:\0|$)`);
 
 /** Parents followed at most, should /proc show a loop. */
 const MAX_PARENTS = 64;
@@ -127,12 +132,14 @@ export function findCookieProcesses(
     if (typeof environ !== 'string' || !`\0${environ}`.includes(needle)) continue;
     const stat = readStat(entry, reader.read);
     if (!stat || isDeadState(stat.state)) continue; // ended meanwhile, or ended and not yet reaped
+    const origin = ORIGIN.exec(environ)?.[1];
     found.push({
       pid,
       start: stat.start,
       argv: readArgv(pid, reader),
       cwd: reader.readlink(`/proc/${entry}/cwd`),
       parents: parentChain(stat.ppid, self, reader),
+      ...(origin === undefined ? {} : { origin: Number(origin) }),
     });
   }
   return found.sort((a, b) => a.pid - b.pid);

@@ -1,7 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { describeValue, truncate } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
-import { type Tracked, trackLeak, untrackLeak } from '../internal/leak-registry.js';
+import {
+  LEAK_ORIGIN_VAR,
+  reserveLeakId,
+  type Tracked,
+  trackLeak,
+  untrackLeak,
+} from '../internal/leak-registry.js';
 import { sweepOnce } from '../internal/leftovers/sweep.js';
 import { readStat } from '../internal/proc.js';
 import { formatCommand } from '../queue/format.js';
@@ -97,6 +103,9 @@ export class TestProcess {
     this.stdout = this.#output.stdout;
     this.stderr = this.#output.stderr;
 
+    // In a sanitizer scope its env names it, for a process it starts whose parents are gone (LK-01).
+    const leakId = reserveLeakId();
+    if (leakId !== undefined) options.env[LEAK_ORIGIN_VAR] = String(leakId);
     const child = spawnChild(command, args, options);
     this.#child = child;
     this.pid = child.pid ?? 0;
@@ -145,12 +154,17 @@ export class TestProcess {
     }
     if (options.sandbox && this.pid !== 0) this.#untrack = options.sandbox.track(this);
     if (this.pid !== 0) {
-      this.#leak = trackLeak(options.pty ? 'PTY session' : 'process', this.commandLine, {
-        alive: () => this.running,
-        holds: () => this.leakHolds(),
-        dispose: () => this.close(),
-        pids: () => [this.pid],
-      });
+      this.#leak = trackLeak(
+        options.pty ? 'PTY session' : 'process',
+        this.commandLine,
+        {
+          alive: () => this.running,
+          holds: () => this.leakHolds(),
+          dispose: () => this.close(),
+          pids: () => [this.pid],
+        },
+        leakId,
+      );
     }
   }
 

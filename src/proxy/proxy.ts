@@ -125,6 +125,7 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
     this.#leak = server
       ? trackLeak('frame proxy', formatAddress(listen), {
           holds: () => this.leakHolds(),
+          endpoints: () => [endpointOf(this.address), endpointOf(this.#upstream)],
           dispose: () => this.close(),
         })
       : undefined;
@@ -384,4 +385,12 @@ function checkWay(direction: unknown, where: string): Way {
   throw new InvalidOptionError(
     `Expected the direction of ${where} to be "c2s" or "s2c", got ${describeValue(direction)}.`,
   );
+}
+
+/** `tcp:<port>` or `unix:<path>` of an address, for the leak sanitizer's fd report. */
+function endpointOf(address: unknown): string {
+  if (typeof address === 'string') return `unix:${address}`;
+  const a = address as { port?: number; path?: string; kind?: string };
+  if (typeof a?.path === 'string') return `unix:${a.path}`;
+  return `tcp:${a?.port ?? ''}`;
 }

@@ -114,6 +114,9 @@ export class MockServer implements AsyncDisposable {
     this.#scripting = new Scripting(this.#ctx, this.#asks, init.socketPath);
     this.#leak = trackLeak('mock server', init.socketPath ?? init.url, {
       holds: () => this.leakHolds(),
+      endpoints: () => [
+        init.socketPath ? `unix:${init.socketPath}` : `tcp:${new URL(init.url).port}`,
+      ],
       dispose: () => this.dispose(),
     });
     this.#mirror.onAsk = (event) => this.#asks.answer(event);

@@ -87,7 +87,16 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
     // Its parents (the subshell and sh) are gone: it was adopted by init or a subreaper.
     expect(found.parents.map((link) => link.pid)).not.toContain(p.pid);
     expect(found.parents.length).toBeGreaterThan(0);
-    expect(sanitize.format(report)).toMatch(new RegExp(`^  sleep 600 \\(pid ${pid}\\) ← `, 'm'));
+    const text = sanitize.format(report);
+    expect(text).toMatch(new RegExp(`^  process  sleep 600 \\(pid ${pid}\\) ← `, 'm'));
+    // Its parents are gone, yet its env names the object that started its tree, and the test line.
+    expect(found.startedBy).toMatchObject({
+      kind: 'process',
+      name: expect.stringMatching(/^sh -c /),
+    });
+    expect(text).toMatch(
+      /started by process sh -c .* made at test\/leaks\/process-scan\.test\.ts:\d+$/m,
+    );
   });
 
   it('LK-01 a setsid escapee (its own session and group) started through run() is found and killed', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
 import { onProcessExit } from '../exit-cleanup.js';
+import { hostTmpdir } from '../host-tmp.js';
 import { assertOwnDir, NotOwnedError } from '../owner.js';
 import { readStat } from '../proc.js';
 import { hasProcStat } from './host.js';
@@ -37,7 +38,7 @@ let forgetExit: (() => void) | undefined;
 
 /** This thread's registry dir (created on the first entry). */
 function ownDir(): string {
-  registryDir ??= join(tmpdir(), registryName(threadOwner() ?? processOwner()));
+  registryDir ??= join(hostTmpdir(), registryName(threadOwner() ?? processOwner()));
   return registryDir;
 }
 
@@ -103,7 +104,7 @@ function warnNotOwned(error: NotOwnedError): void {
  * function removes it again, and the dir when it is then empty. Best effort.
  */
 export function recordFor(owner: Owner, entry: RegistryEntry): () => void {
-  const dir = join(tmpdir(), registryName(owner));
+  const dir = join(hostTmpdir(), registryName(owner));
   const name = `${entry.type}-${randomBytes(6).toString('hex')}`;
   if (!write(dir, name, JSON.stringify(entry))) return () => {};
   let done = false;

@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { hostTmpdir } from '../host-tmp.js';
 import { memoryTmpDir } from '../memory-tmp.js';
 import { checkOptionKeys, optionError } from '../options.js';
 import { type SweepReport, sweepDirs } from './sweep.js';
@@ -49,7 +50,7 @@ export function sweepLeftovers(options?: SweepOptions): SweepReport {
   }
   const memory = memoryTmpDir();
   const parents = [
-    ...new Set([tmpdir(), ...(memory ? [memory] : []), ...dirs].map((d) => resolve(d))),
+    ...new Set([hostTmpdir(), ...(memory ? [memory] : []), ...dirs].map((d) => resolve(d))),
   ];
   return sweepDirs(parents);
 }

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { hostTmpdir } from '../host-tmp.js';
 import { removeTree } from '../remove-tree.js';
 import { killLeftGroup, removeSocket } from './groups.js';
 import { type Host, realHost } from './host.js';
@@ -154,7 +155,7 @@ export function sweepOnce(parent?: string): void {
   if (process.env.SHIMKIT_SWEEP === '0') return;
   try {
     const parents: string[] = [];
-    const tmp = resolve(tmpdir());
+    const tmp = resolve(hostTmpdir());
     if (!sweptTmp) {
       sweptTmp = true;
       parents.push(tmp);

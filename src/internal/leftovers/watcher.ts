@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hostTmpdir } from '../host-tmp.js';
 import { childProcess } from '../lazy.js';
 import { packageFile } from '../package-files.js';
 import { randomName, rootNameStem } from './names.js';
@@ -20,7 +20,7 @@ export function watchFromOutside(): void {
   try {
     const owner = processOwner();
     const stem = rootNameStem('watch', owner);
-    const parent = tmpdir();
+    const parent = hostTmpdir();
     for (const name of readdirSync(parent)) {
       if (!name.startsWith(stem)) continue;
       const pid = Number(readFileSync(join(parent, name, 'pid'), 'utf8'));
