@@ -1,9 +1,11 @@
 import { type FSWatcher, mkdirSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { dirname } from 'node:path';
-import { describeValue } from '../internal/describe.js';
+import { describeValue, truncate } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError, WaitTimeoutError } from '../internal/errors.js';
+import { counted, secondsText } from '../internal/leak-lines.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
 import { tryUnlink, writeFileAtomic } from '../queue/atomic.js';
+import { formatCommand } from '../queue/format.js';
 import {
   type LiveAnswer,
   type LiveCall,
@@ -49,6 +51,10 @@ export class HeldCall {
   #ended: string | undefined;
   #release: ((response: MockResponse | undefined) => void) | undefined;
   readonly #released: Promise<MockResponse | undefined>;
+  /** `release()` was called. */
+  #let = false;
+  /** When the call arrived (performance.now()), for the leak report. */
+  #heldAt = 0;
 
   /** @internal */
   constructor(name: string, match: WireMatch | undefined) {
@@ -105,6 +111,7 @@ export class HeldCall {
     if (this.#ended) throw this.#endedError();
     if (response !== undefined)
       toWireResponse(response, `the response passed to release() on mock "${this.#name}"`);
+    this.#let = true;
     this.#release?.(response);
   }
 
@@ -116,6 +123,7 @@ export class HeldCall {
   /** @internal Hold `call` until released: taken at once, so no other call can be. */
   hold(call: LiveCallInfo): Promise<MockResponse | undefined> {
     this.#call = call;
+    this.#heldAt = performance.now();
     for (const waiter of this.#received.splice(0)) waiter.resolve(call);
     return this.#released;
   }
@@ -124,6 +132,23 @@ export class HeldCall {
   end(how: 'reset()' | 'dispose()'): void {
     this.#ended ??= how;
     for (const waiter of this.#received.splice(0)) waiter.reject(this.#endedError());
+  }
+
+  /**
+   * @internal For the leak report (LK-02), while neither released nor
+   * ended: the call it holds (`call #2 git push a, held 1.0 s`), or that
+   * none came yet. Undefined once it holds nothing.
+   */
+  leakLine(): string | undefined {
+    if (this.#let || this.#ended) return undefined;
+    const call = this.#call;
+    if (call === undefined) {
+      const match =
+        this.match === undefined ? '' : ` fitting ${truncate(JSON.stringify(this.match), 80)}`;
+      return `waiting for a call${match}`;
+    }
+    const held = secondsText(performance.now() - this.#heldAt);
+    return `call #${call.index} ${formatCommand(this.#name, call.argv)} (held ${held})`;
   }
 
   #endedError(): DisposedError {
@@ -215,6 +240,13 @@ export class LiveChannel {
    */
   endHolds(how: 'reset()' | 'dispose()'): void {
     for (const hold of this.#holds.splice(0)) hold.end(how);
+  }
+
+  /** @internal For the leak report (LK-02): the holds not released, one line for all. */
+  leakLine(): string | undefined {
+    const held = this.#holds.map((h) => h.leakLine()).filter((l) => l !== undefined);
+    if (held.length === 0) return undefined;
+    return `${counted(held.length, 'hold')} of ${this.#name} not released: ${held.join('; ')}`;
   }
 
   stop(): void {

@@ -21,6 +21,7 @@ import {
 } from './call-queries.js';
 import { type DisposeSettings, removeMockFiles, reportBeforeDispose } from './dispose.js';
 import { enqueueResponses, type MockHost, type MockInit, makeInstance } from './host.js';
+import { mockLeakHolds } from './leak-holds.js';
 import { type HeldCall, LiveChannel, type LiveHandler } from './live.js';
 import type { ResolvedOptions } from './options.js';
 import { shimFileName } from './shim.js';
@@ -326,7 +327,14 @@ export class MockBinary {
    * its calls still running, and what it was never asked for.
    */
   leakHolds(): string[] {
-    return [];
+    if (this.#disposed) return [];
+    return mockLeakHolds({
+      name: this.name,
+      stateDir: this.stateDir,
+      records: this.#records,
+      strict: this.#settings.strict,
+      live: this.#liveChannel,
+    });
   }
 
   /** @internal */
