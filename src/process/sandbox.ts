@@ -3,6 +3,7 @@ import { join, posix, win32 } from 'node:path';
 import { describeValue } from '../internal/describe.js';
 import { DisposedError, InvalidOptionError } from '../internal/errors.js';
 import { addLeakCookie } from '../internal/leak-cookie.js';
+import { counted, holdLines } from '../internal/leak-lines.js';
 import { type Tracked, trackLeak, untrackLeak } from '../internal/leak-registry.js';
 import { type Env, envWithPathEntry, pathDelimiter, pathKey } from '../internal/path-env.js';
 import { redactEnv } from '../internal/secrets.js';
@@ -34,6 +35,15 @@ function mockNames(entry: unknown): string[] {
       .filter((n): n is string => typeof n === 'string');
   }
   return [];
+}
+
+/** What a sandbox knows of a process started in it (a `TestProcess`). */
+export interface SandboxProcess {
+  close(): Promise<unknown>;
+  /** Whether it has not exited yet. */
+  readonly running?: boolean;
+  /** @internal `sleep 600 (pid 4242, 3.1 s)`, for the leak report. */
+  leakLabel?(): string;
 }
 
 /** A dir to put on the sandbox PATH: a `MockBinary`, a `MockBinDir`, or an absolute path. */
@@ -69,7 +79,7 @@ export class TestSandbox {
   /** Dirs from use(), most recent first. */
   readonly #pathDirs: string[] = [];
   #strictPath: StrictPath | undefined;
-  readonly #processes = new Set<{ close(): Promise<unknown> }>();
+  readonly #processes = new Set<SandboxProcess>();
   #disposing: Promise<void> | undefined;
   /** The leak sanitizer's record of it (LK-02), when made in a sanitizer scope. */
   readonly #leak: Tracked | undefined;
@@ -127,7 +137,18 @@ export class TestSandbox {
 
   /** @internal What the leak sanitizer reports of an undisposed sandbox (LK-02). */
   leakHolds(): string[] {
-    return [];
+    if (this.#disposing) return [];
+    return holdLines({
+      'its processes': () => {
+        const running = [...this.#processes].filter((p) => p.running === true);
+        if (running.length === 0) return undefined;
+        const shown = running.slice(0, 5).map((p) => p.leakLabel?.() ?? 'a process');
+        const more = running.length > 5 ? ` … and ${running.length - 5} more` : '';
+        return `${counted(running.length, 'process', 'processes')} running: ${shown.join('; ')}${more}`;
+      },
+      'its PATH': () =>
+        this.#pathDirs.length === 0 ? undefined : `PATH dirs used: ${this.#pathDirs.join(', ')}`,
+    });
   }
 
   /**
@@ -239,7 +260,7 @@ export class TestSandbox {
    * @internal Close `process` before the sandbox dir is removed. Returns a
    * function that stops tracking it (call it once the process is closed).
    */
-  track(process: { close(): Promise<unknown> }): () => void {
+  track(process: SandboxProcess): () => void {
     this.#assertLive();
     this.#processes.add(process);
     return () => {

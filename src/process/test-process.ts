@@ -8,6 +8,7 @@ import {
   trackLeak,
   untrackLeak,
 } from '../internal/leak-registry.js';
+import { holdLines, secondsText, sizeText } from '../internal/leak-lines.js';
 import { sweepOnce } from '../internal/leftovers/sweep.js';
 import { readStat } from '../internal/proc.js';
 import { formatCommand } from '../queue/format.js';
@@ -30,6 +31,7 @@ import {
 } from './options.js';
 import { ProcessOutput } from './output.js';
 import { NotATerminalError } from './pty/errors.js';
+import { formatForeground, terminalForeground } from './pty/foreground.js';
 import type { ScreenSnapshot } from './pty/screen.js';
 import { PtySession } from './pty/session.js';
 import { endTree, killTreeOnExit, treeGone } from './reap.js';
@@ -86,6 +88,10 @@ export class TestProcess {
   readonly #pty: PtySession | undefined;
   /** A PTY helper's start time (Linux), which names its session for the kill. */
   #leaderStart = 0;
+  /** When it was spawned (performance.now()). */
+  readonly #startedAt: number;
+  /** Output bytes (stdout and stderr) received when a wait last read it, for the leak report. */
+  #readMark = 0;
 
   /** @internal Use `spawnProcess()`. */
   static create(command: string, args: readonly string[], options: ResolvedSpawn): TestProcess {
@@ -95,6 +101,7 @@ export class TestProcess {
   private constructor(command: string, args: readonly string[], options: ResolvedSpawn) {
     sweepOnce(); // requirement SP-11: what dead test processes left, on the first use
     const started = performance.now();
+    this.#startedAt = started;
     this.command = command;
     this.args = args;
     this.commandLine = formatCommand(command, args);
@@ -170,7 +177,41 @@ export class TestProcess {
 
   /** @internal What the leak sanitizer reports of a process still running at the test's end (LK-02). */
   leakHolds(): string[] {
-    return [];
+    if (!this.running) return [];
+    return holdLines({
+      'whether it runs': () => `still running (pid ${this.pid}, ${this.#age()})`,
+      'its terminal': () => {
+        if (!this.#pty) return undefined;
+        const found = terminalForeground(this.pid);
+        return found === undefined ? undefined : `PTY foreground: ${formatForeground(found)}`;
+      },
+      'its output': () => {
+        const unread = this.#outputBytes() - this.#readMark;
+        if (unread <= 0) return undefined;
+        return this.#pty
+          ? `${sizeText(unread)} of terminal output not read by a wait`
+          : `${sizeText(unread)} of output not read by a wait`;
+      },
+    });
+  }
+
+  /** @internal `sleep 600 (pid 4242, 3.1 s)`: a running process in its sandbox's leak report. */
+  leakLabel(): string {
+    return `${truncate(this.commandLine, 80)} (pid ${this.pid}, ${this.#age()})`;
+  }
+
+  #age(): string {
+    return secondsText(performance.now() - this.#startedAt);
+  }
+
+  #outputBytes(): number {
+    return this.stdout.totalBytes + this.stderr.totalBytes;
+  }
+
+  /** A wait read the output so far: it is no longer unread (LK-02). */
+  #markRead<T>(value: T): T {
+    this.#readMark = this.#outputBytes();
+    return value;
   }
 
   /** Whether the process has not exited yet. */
@@ -233,17 +274,19 @@ export class TestProcess {
   ): Promise<RegExpExecArray> {
     const where = `${this.#label()}.waitForOutput()`;
     const { timeoutMs, stream, matcher } = resolveWaitForOutputOptions(pattern, options, where);
-    return this.#keepalive.during(
-      this.#output.waitFor(
-        matcher,
-        stream,
-        timeoutMs,
-        where,
-        pattern,
-        () => this.#afterOutput(),
-        (what, source) => this.#endedError(what, source),
-      ),
-    );
+    return this.#keepalive
+      .during(
+        this.#output.waitFor(
+          matcher,
+          stream,
+          timeoutMs,
+          where,
+          pattern,
+          () => this.#afterOutput(),
+          (what, source) => this.#endedError(what, source),
+        ),
+      )
+      .then((match) => this.#markRead(match));
   }
 
   /**
@@ -289,7 +332,7 @@ export class TestProcess {
     const { timeoutMs } = resolveWaitOptions(options, `${this.#label()}.wait()`);
     const result = await this.#keepalive.during(this.#ended.wait(this.#pipeDrainMs(), timeoutMs));
     if (!result.timedOut) await this.#pty?.screen.flushed(); // screen() shows every byte read
-    return result;
+    return result.timedOut ? result : this.#markRead(result);
   }
 
   /**
@@ -385,15 +428,17 @@ export class TestProcess {
     const pty = this.#requirePty('waitForScreen()');
     const where = `${this.#label()}.waitForScreen()`;
     const { timeoutMs, matcher } = resolveWaitForOutputOptions(pattern, options, where);
-    return this.#keepalive.during(
-      pty.screen.waitFor(
-        matcher,
-        timeoutMs,
-        pattern,
-        () => this.#afterOutput(),
-        (what) => this.#endedError(what, 'all'),
-      ),
-    );
+    return this.#keepalive
+      .during(
+        pty.screen.waitFor(
+          matcher,
+          timeoutMs,
+          pattern,
+          () => this.#afterOutput(),
+          (what) => this.#endedError(what, 'all'),
+        ),
+      )
+      .then((match) => this.#markRead(match));
   }
 
   /**
