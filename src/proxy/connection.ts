@@ -224,6 +224,11 @@ export class ProxyConnection {
     return this.#open;
   }
 
+  /** @internal What waits in the proxy in direction `way` of this connection (see `Outbox.queued()`). */
+  queued(way: Way): ReturnType<Outbox['queued']> {
+    return this.#outboxes[way].queued();
+  }
+
   /** Frames forwarded in one direction on this connection. */
   forwarded(direction: Way): number {
     return this.#tally[direction].frames;

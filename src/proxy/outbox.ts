@@ -141,6 +141,23 @@ export class Outbox implements Holder {
     done?.();
   }
 
+  /**
+   * @internal What waits here, for the leak report (LK-02): frames and
+   * bytes, frames behind an unreleased hold, and the longest delay left (ms).
+   */
+  queued(): { frames: number; bytes: number; held: number; delayMs: number } {
+    let frames = 0;
+    let held = 0;
+    let latest = 0;
+    for (const item of this.#items) {
+      frames += item.frames;
+      if (item.hold && !item.hold.open) held += item.frames;
+      if (item.at > latest) latest = item.at;
+    }
+    const delayMs = latest === 0 ? 0 : Math.max(0, latest - this.clock.now());
+    return { frames, bytes: this.#queued, held, delayMs };
+  }
+
   get queuedBytes(): number {
     return this.#queued;
   }

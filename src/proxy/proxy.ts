@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
 import { onProcessExit } from '../internal/exit-cleanup.js';
+import { holdLines, sizeText } from '../internal/leak-lines.js';
 import { type Tracked, trackLeak, untrackLeak } from '../internal/leak-registry.js';
 import { recordSocket } from '../internal/leftovers/registry.js';
 import { DEFAULT_WAIT_MS } from '../internal/limits.js';
@@ -133,7 +134,20 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
 
   /** @internal What the leak sanitizer reports of an unclosed proxy (LK-02): connections, queued frames. */
   leakHolds(): string[] {
-    return [];
+    if (this.#closed) return [];
+    const open = this.connections.filter((c) => c.open);
+    if (open.length === 0) return [];
+    return holdLines({
+      'its connections': () => {
+        const shown = open.slice(0, 5).map((c) => {
+          const { c2s, s2c } = c.stats();
+          return `#${c.id} (c2s ${count(c2s.frames, 'frame')} ${sizeText(c2s.bytes)}, s2c ${count(s2c.frames, 'frame')} ${sizeText(s2c.bytes)})`;
+        });
+        const more = open.length > 5 ? ` … and ${open.length - 5} more` : '';
+        return `${count(open.length, 'client connection')} open: ${shown.join('; ')}${more}`;
+      },
+      'its queued frames': () => (['c2s', 's2c'] as const).flatMap((way) => queuedLine(open, way)),
+    });
   }
 
   /** Frames forwarded in one direction, over all connections. */
@@ -378,6 +392,27 @@ export class FrameProxy<A extends string | TcpAddress = string | TcpAddress> ext
       wayDone: (connection, way) => this.#onWayDone.get(connection)?.(way),
     });
   }
+}
+
+/** `12 frames (3.0 KiB) queued c2s (delay 480 ms left, 1 held by hold())`, or nothing. */
+function queuedLine(open: readonly ProxyConnection[], way: Way): string[] {
+  let frames = 0;
+  let bytes = 0;
+  let held = 0;
+  let delayMs = 0;
+  for (const connection of open) {
+    const q = connection.queued(way);
+    frames += q.frames;
+    bytes += q.bytes;
+    held += q.held;
+    delayMs = Math.max(delayMs, q.delayMs);
+  }
+  if (bytes === 0 && frames === 0) return [];
+  const why: string[] = [];
+  if (delayMs > 0) why.push(`delay ${Math.ceil(delayMs)} ms left`);
+  if (held > 0) why.push(`${held} held by hold()`);
+  const what = frames > 0 ? `${count(frames, 'frame')} (${sizeText(bytes)})` : sizeText(bytes);
+  return [`${what} queued ${way}${why.length > 0 ? ` (${why.join(', ')})` : ''}`];
 }
 
 function checkWay(direction: unknown, where: string): Way {
