@@ -122,6 +122,7 @@ export class HeldRequest {
       wire = this.#ctx.checkResponse(response, `the response passed to ${where}`);
     }
     this.#released = true;
+    this.#state.released = true;
     this.#ctx.post({ type: 'release', gen: this.#state.gen, id: this.#id, response: wire });
   }
 

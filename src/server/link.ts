@@ -27,6 +27,8 @@ export class ServerLink {
   readonly #control: MessagePort;
   readonly #events: MessagePort;
   readonly #journal: JournalReader;
+  /** Shared with the worker: [0] its client connections open now (see `countConnections()`). */
+  readonly #gauges = new Int32Array(new SharedArrayBuffer(4));
   readonly #onEvent: (event: ServerEvent) => void;
   readonly #exited: Promise<void>;
   #refs = 0;
@@ -54,7 +56,13 @@ export class ServerLink {
     });
     this.#worker = new Worker(packageFile(join('dist', 'server-worker.cjs')), {
       name: 'shimkit mock server',
-      workerData: { settings, control: control.port2, events: events.port1, journal: flags },
+      workerData: {
+        settings,
+        control: control.port2,
+        events: events.port1,
+        journal: flags,
+        gauges: this.#gauges.buffer,
+      },
       transferList: [control.port2, events.port1],
       execArgv: [],
       // The worker never prints (its output would wait for this thread's loop,
@@ -109,6 +117,11 @@ export class ServerLink {
   /** drain(), unless events are being applied already (then the entry read is as of that event). */
   sync(): void {
     if (this.#applying === 0) this.#journal.read();
+  }
+
+  /** The client connections the worker has open now, read from shared memory (no message, no wait). */
+  openConnections(): number {
+    return Atomics.load(this.#gauges, 0);
   }
 
   /** Keep Node alive until the returned function is called (idempotent); holds nest. */

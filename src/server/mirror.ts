@@ -61,6 +61,8 @@ export interface HoldState {
   request: LoggedRequest | undefined;
   /** Why a replacement cannot follow the held response's hold point, once the worker knows. */
   fixed?: string;
+  /** `release()` was called (the worker may not have let it go yet). */
+  released?: boolean;
 }
 
 interface Meta {

@@ -15,6 +15,7 @@ import { ServerWorkerError } from './errors.js';
 import type { Expectation } from './expectation.js';
 import { warnIfForgottenAtExit } from './forgotten.js';
 import type { HeldRequest } from './hold.js';
+import { serverLeakHolds } from './leak-holds.js';
 import type { ServerLink } from './link.js';
 import { formatRequest } from './logged.js';
 import type { Mirror } from './mirror.js';
@@ -342,7 +343,17 @@ export class MockServer implements AsyncDisposable {
    * (LK-02): held requests, open client connections, unread SSE bytes.
    */
   leakHolds(): string[] {
-    return [];
+    if (this.#disposing !== undefined) return [];
+    const link = this.#link;
+    const port = this.socketPath === undefined ? Number(new URL(this.url).port) : undefined;
+    return serverLeakHolds({
+      mirror: this.#mirror,
+      drain: () => {
+        if (!link.failure) link.drain();
+      },
+      openConnections: () => link.openConnections(),
+      port: port === undefined || !(port > 0) ? undefined : port,
+    });
   }
 
   /** At the process's exit, for a strict server never disposed: its report, or undefined when done. */

@@ -8,7 +8,7 @@ import { Claimant } from './claimant.js';
 import type { Exchange } from './exchange.js';
 import { Holds, WorkerHold } from './holds.js';
 import { declaredLength, readRequest } from './intake.js';
-import { type ListenHandlers, listen } from './listen.js';
+import { countConnections, type ListenHandlers, listen } from './listen.js';
 import { EntryLog } from './log.js';
 import type { CoreParts } from './parts.js';
 import { WorkerPlaybook } from './playbook/engine.js';
@@ -36,9 +36,17 @@ export class ServerCore {
   readonly #parts: CoreParts;
   #server: Server | undefined;
   #disposed = false;
+  /** Shared with the test's thread: [0] client connections open. */
+  readonly #gauges: Int32Array | undefined;
 
-  constructor(settings: WorkerSettings, control: MessagePort, journal: JournalWriter) {
+  constructor(
+    settings: WorkerSettings,
+    control: MessagePort,
+    journal: JournalWriter,
+    gauges?: SharedArrayBuffer,
+  ) {
     this.#settings = settings;
+    this.#gauges = gauges === undefined ? undefined : new Int32Array(gauges);
     this.#script = new Script(settings.fifoMethods);
     this.#control = control;
     this.#log = new EntryLog(journal);
@@ -84,6 +92,7 @@ export class ServerCore {
       return;
     }
     this.#server = listening.server;
+    if (this.#gauges) countConnections(listening.server, this.#gauges);
     this.#log.post({ type: 'listening', url: listening.url, socketPath: listening.socketPath });
   }
 

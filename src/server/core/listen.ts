@@ -58,6 +58,18 @@ export function listen(address: WireListen, handlers: ListenHandlers): Promise<L
   });
 }
 
+/**
+ * Keep `gauges[0]` at the number of client connections open, for the test's
+ * thread to read at once (the leak report, LK-02): two atomic adds a
+ * connection, no message.
+ */
+export function countConnections(server: Server, gauges: Int32Array): void {
+  server.on('connection', (socket: Socket) => {
+    Atomics.add(gauges, 0, 1);
+    socket.once('close', () => Atomics.sub(gauges, 0, 1));
+  });
+}
+
 /** The host as a URL names it: a wildcard as loopback, IPv6 in brackets. */
 function urlHost(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
