@@ -13,7 +13,6 @@ import {
   type Tracked,
   trackedIn,
 } from '../internal/leak-registry.js';
-import { readStat } from '../internal/proc.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
 import { describeFds, type FdTable, fdDiff, fdSnapshot, type OpenedFd } from './fds.js';
 import { formatReport } from './format.js';
@@ -28,6 +27,7 @@ import {
 } from './policy.js';
 import { killAndReap } from './reap.js';
 import { findCookieProcesses, type LeakedProcess, type PidMark, pidMark } from './scan.js';
+import { newCookie } from './sweep.js';
 import { type LeftEntry, leftIn, removeScopeTmp } from './tmp.js';
 import { madeAt } from './where.js';
 
@@ -158,8 +158,6 @@ const SETTLE_POLL_MS = 10;
 /** How long one leaked object's dispose may take after the report. */
 const DISPOSE_LIMIT_MS = 5000;
 
-let made = 0;
-let cookiePrefix: string | undefined;
 const open: LeakScope[] = [];
 let configured: ResolvedPolicy | undefined;
 
@@ -167,13 +165,6 @@ function basePolicy(): ResolvedPolicy {
   if (configured) return configured;
   const mode = defaultLeakMode();
   return { modes: { processes: mode, objects: mode, fds: mode, files: mode }, allow: [] };
-}
-
-/** A cookie unique to this scope: `<pid>-<start time>-<n>`. */
-function newCookie(): string {
-  cookiePrefix ??= `${process.pid}-${readStat(process.pid)?.start ?? Date.now()}`;
-  made += 1;
-  return `${cookiePrefix}-${made}`;
 }
 
 /** One test's (or file's) sanitizer scope: from `sanitize.begin()` to `check()`. */

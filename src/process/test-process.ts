@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { describeValue, truncate } from '../internal/describe.js';
 import { InvalidOptionError } from '../internal/errors.js';
+import { holdLines, secondsText, sizeText } from '../internal/leak-lines.js';
 import {
   LEAK_ORIGIN_VAR,
   reserveLeakId,
@@ -8,7 +9,6 @@ import {
   trackLeak,
   untrackLeak,
 } from '../internal/leak-registry.js';
-import { holdLines, secondsText, sizeText } from '../internal/leak-lines.js';
 import { sweepOnce } from '../internal/leftovers/sweep.js';
 import { readStat } from '../internal/proc.js';
 import { formatCommand } from '../queue/format.js';
