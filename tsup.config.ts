@@ -56,6 +56,7 @@ export default defineConfig([
       'cli/calls': 'src/cli/calls.ts',
       'cli/proxy': 'src/cli/proxy.ts',
       'cli/clean': 'src/cli/clean.ts',
+      'cli/leaks': 'src/cli/leaks.ts',
       'cli/verify-pack': 'src/cli/verify-pack.ts',
       'cli/demo': 'src/cli/demo.ts',
       'cli/serve': 'src/cli/server/serve.ts',

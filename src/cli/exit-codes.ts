@@ -5,7 +5,7 @@
 export const ExitCode = {
   /** Done; for `verify`, every mock is done. */
   ok: 0,
-  /** The check failed: `verify` found unused responses or calls (requests) without one; a wait (`wait-requests`, `release --wait`) timed out; `demo` did not go as scripted; `verify-pack` found a broken check. */
+  /** The check failed: `verify` found unused responses or calls (requests) without one; a wait (`wait-requests`, `release --wait`) timed out; `demo` did not go as scripted; `verify-pack` found a broken check; `leaks`: the command exited 0 but left processes running. */
   failed: 1,
   /** The command line is wrong: an unknown command or flag, a missing or bad value. */
   usage: 2,
@@ -20,7 +20,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   1   verify: responses never used or calls without a response (for a mock server: requests
       nothing answered, under --strict; the report is on stderr); wait-requests and
       release --wait: the wait timed out; demo: the example did not go as scripted;
-      verify-pack: a check of the packed package failed
+      verify-pack: a check of the packed package failed; leaks: the command exited 0
+      but left processes running (leaks otherwise exits with the command's own code)
   2   usage error: unknown command or flag, missing or bad value, a name already mocked,
       a path no dir can be made at or a socket path too long (the message says which)
   3   the dir is not a shimkit mock dir, the mock does not exist, the state cannot be

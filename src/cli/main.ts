@@ -100,6 +100,11 @@ const COMMANDS: readonly CommandEntry[] = [
     module: 'verify-pack',
   },
   {
+    name: 'leaks',
+    summary: 'run a test command and report, then kill, the processes it left running',
+    module: 'leaks',
+  },
+  {
     name: 'clean',
     summary: 'remove what test processes that died without cleanup left behind',
     module: 'clean',

@@ -7,18 +7,22 @@ const MAX_ARGV_CHARS = 80;
 /**
  * One readable line per leaked process: itself, then its parents nearest
  * first, e.g. `sleep 600 (pid 4242) ← sh -c (sleep 600 &) & (pid 4240) ← this test process (pid 4100)`,
- * and its cwd.
+ * and its cwd. `self` (this process) is named `selfName` in the chain.
  */
-export function formatLeakedProcess(p: LeakedProcess, self: number = process.pid): string {
+export function formatLeakedProcess(
+  p: LeakedProcess,
+  self: number = process.pid,
+  selfName = 'this test process',
+): string {
   const links = [
     `${argvText(p.argv)} (pid ${p.pid})`,
-    ...p.parents.map((link) => linkText(link, self)),
+    ...p.parents.map((link) => linkText(link, self, selfName)),
   ];
   return `${links.join(' ← ')}${p.cwd === undefined ? '' : `  [cwd ${p.cwd}]`}`;
 }
 
-function linkText(link: ProcessLink, self: number): string {
-  if (link.pid === self) return `this test process (pid ${link.pid})`;
+function linkText(link: ProcessLink, self: number, selfName: string): string {
+  if (link.pid === self) return `${selfName} (pid ${link.pid})`;
   if (link.pid === 1) return `init (pid 1): its parent is gone`;
   const mock = mockOfRunner(link.argv);
   if (mock !== undefined) return `mock \`${mock}\` passthrough (pid ${link.pid})`;

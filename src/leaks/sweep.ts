@@ -1,6 +1,6 @@
 import { readStat } from '../internal/proc.js';
 import { killAndReap } from './reap.js';
-import { findCookieProcesses, type LeakedProcess, type PidMark } from './scan.js';
+import { findCookieProcesses, type LeakedProcess, type PidMark, type ProcReader } from './scan.js';
 
 /**
  * Find, kill and reap every process carrying a cookie (LK-01): what
@@ -26,14 +26,14 @@ const MAX_ROUNDS = 3;
 
 export async function sweepCookie(
   cookie: string,
-  options: { since?: PidMark | undefined; waitMs: number },
+  options: { since?: PidMark | undefined; waitMs: number; reader?: ProcReader },
 ): Promise<CookieSweep> {
   const found = new Map<number, LeakedProcess>();
   const killed = new Set<number>();
   let remaining: number[] = [];
   let scanned = true;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    const now = findCookieProcesses(cookie, { since: options.since });
+    const now = findCookieProcesses(cookie, { since: options.since, reader: options.reader });
     if (now === undefined) {
       scanned = false;
       break;
