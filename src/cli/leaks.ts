@@ -75,7 +75,7 @@ export async function runWithLeakCheck(
 ): Promise<number> {
   const write = options.write ?? ((text: string) => process.stderr.write(text));
   const [file, ...args] = argv as [string, ...string[]];
-  const commandText = argv.map(shQuote).join(' ');
+  const commandText = argv.map(oneLine).join(' ');
   const cookie = newCookie('cli-');
   // Taken before the command starts: every process it makes has a later pid.
   const since = pidMark(options.reader);
@@ -152,6 +152,12 @@ export async function runWithLeakCheck(
     writeSync(options.jsonFd, `${JSON.stringify(record)}\n`);
   }
   return exit;
+}
+
+/** An argument for the report's one line: quoted for sh, or as JSON when it holds a newline or another control character. */
+function oneLine(arg: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+  return /[\u0000-\u001f\u007f]/.test(arg) ? JSON.stringify(arg) : shQuote(arg);
 }
 
 /** The flags before the command, and the command: after `--`, or from the first argument that is not a flag. */
