@@ -26,11 +26,16 @@ function pidFile(): { path: string; pid: () => number } {
   return { path, pid };
 }
 
-/** sh that leaves `sleep 600` behind by a double fork, in its own session, and exits `code`. */
+/**
+ * sh that leaves `sleep 600` behind by a double fork, in its own session, and
+ * exits `code`: `(setsid sleep 600 &) ; exit 0`, with the pid written to
+ * `file` and a wait until setsid has exec'd sleep (else the scan may find it
+ * still named setsid).
+ */
 const doubleFork = (file: string, code: number) => [
   'sh',
   '-c',
-  `(setsid sleep 600 & echo $! >"$1") ; exit ${code}`,
+  `(setsid sleep 600 & p=$!; echo $p >"$1"; i=0; until { read c </proc/$p/comm && [ "$c" = sleep ]; } || [ $i -ge 100000 ]; do i=$((i+1)); done) ; exit ${code}`,
   'sh',
   file,
 ];
@@ -61,7 +66,7 @@ describe.runIf(linux)('shimkit leaks -- CMD (Linux /proc)', () => {
     const pid = leaked.pid();
     const stderr = r.stderr.toString();
     expect(stderr).toMatch(
-      /^shimkit leaks: 1 process outlived sh -c '\(setsid sleep 600 & echo \$! >"\$1"\) ; exit 0' sh \S+ \(killed\):\n/,
+      /^shimkit leaks: 1 process outlived sh -c '\(setsid sleep 600 & p=\$!; .*\) ; exit 0' sh \S+ \(killed\):\n/,
     );
     expect(stderr).toMatch(new RegExp(`^  sleep 600 \\(pid ${pid}\\) ← .*\\[cwd /`, 'm'));
     expect(stderr).toMatch(
