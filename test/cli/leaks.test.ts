@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { readmeBlocks } from '../../scripts/readme-snippets.mjs';
 import { runWithLeakCheck } from '../../src/cli/leaks.js';
 import type { LeakedProcess } from '../../src/index.js';
 import { completion, isAlive, python3, spawnTracked, testDir } from '../helpers/index.js';
@@ -168,6 +169,30 @@ describe.runIf(linux)('shimkit leaks -- CMD (Linux /proc)', () => {
     const cookie = r.stdout.toString().trim();
     expect(cookie).toMatch(/^cli-\d+-\d+-1$/);
     expect(records(report)[0]?.cookie).toBe(cookie);
+  });
+
+  it("LK-07 the README's transcript is what shimkit leaks prints (pids, cwd and parents aside)", async () => {
+    const transcript = readmeBlocks().filter(
+      (b) => b.heading === 'Find what a test left behind' && b.code.includes('$ shimkit leaks'),
+    );
+    expect(transcript).toHaveLength(1);
+    const printed = (transcript[0]?.code ?? '')
+      .split('\n')
+      .filter((line) => line.startsWith('shimkit leaks:') || line.startsWith('  '));
+    const leaked = pidFile();
+    const program =
+      'import subprocess, sys\n' +
+      'worker = subprocess.Popen(["sleep", "600"])\n' +
+      'open(sys.argv[1], "w").write(str(worker.pid))\n';
+    const r = await shimkit(['leaks', '--', python3(), '-c', program, leaked.path]);
+    expect(r.code).toBe(1);
+    // The chain past the process itself depends on the machine (init, or a subreaper).
+    const general = (line: string) =>
+      line
+        .replace(/ outlived .* \(killed\):$/, ' outlived COMMAND (killed):')
+        .replace(/^( {2}\S.*?\(pid )\d+\) ← .*\[cwd [^\]]+\]$/, '$1N) ← PARENTS  [cwd DIR]');
+    expect(r.stderr.toString().trimEnd().split('\n').map(general)).toEqual(printed.map(general));
+    expect(isAlive(leaked.pid())).toBe(false);
   });
 
   it('LK-07 SIGTERM and SIGINT are passed on to the command; its ending by a signal gives 128+N', async () => {
