@@ -43,7 +43,9 @@ export default defineConfig({
           // up what it made; the stress and runner-only projects keep isolation,
           // so CI runs the mock-binary suite both ways.
           isolate: false,
-          setupFiles: ['test/setup/fast-env.ts'],
+          // The leak sanitizer judges every test (LK-06): test/setup/leaks.ts
+          // makes it fail on anything left, then the entry opens the scopes.
+          setupFiles: ['test/setup/fast-env.ts', 'test/setup/leaks.ts', 'src/vitest/sanitize.ts'],
         },
       },
       {

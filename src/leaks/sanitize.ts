@@ -4,6 +4,7 @@ import { isMainThread } from 'node:worker_threads';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, ShimkitError } from '../internal/errors.js';
 import { pinHostTmpdir } from '../internal/host-tmp.js';
+import { isInfrastructureFd } from '../internal/infra-fds.js';
 import { currentLeakCookie, LEAK_COOKIE_VAR, runWithLeakCookie } from '../internal/leak-cookie.js';
 import {
   closeLeakScope,
@@ -385,15 +386,6 @@ export class LeakScope {
   async #openedFds(deadline: number, allow: AllowList): Promise<LeakedFd[]> {
     const before = this.#fdsBefore;
     if (before === undefined) return [];
-    let opened = diffNow(before);
-    // One closing on the next tick gets a few polls even when the settle's time is spent.
-    const until = Math.max(deadline, performance.now() + 5 * SETTLE_POLL_MS);
-    while (opened.length > 0 && performance.now() < until) {
-      await delay(SETTLE_POLL_MS);
-      opened = diffNow(before);
-    }
-    if (opened.length === 0) return [];
-    const described = describeFds(opened);
     // A socket to a server or proxy an outer scope (the file's beforeAll) still holds is that object's.
     const outer = outerEndpoints(this.cookie);
     const owned = (text: string) =>
@@ -402,14 +394,26 @@ export class LeakScope {
           ? new RegExp(`:${e.slice(4)}(?!\\d)`).test(text)
           : e.startsWith('unix:') && text.includes(e.slice(5)),
       );
-    return opened.flatMap((fd, i) => {
-      const description = described[i] ?? fd.target;
-      if (fd.kind === 'socket' && owned(description)) return [];
-      const leaked: LeakedFd = { ...fd, description };
-      const allowed = allow.take('fd', `${fd.kind} ${description}`);
-      if (allowed) leaked.allowed = allowed.reason;
-      return [leaked];
-    });
+    const openNow = (): LeakedFd[] => {
+      const opened = diffNow(before);
+      if (opened.length === 0) return [];
+      const described = describeFds(opened);
+      return opened
+        .map((fd, i) => ({ ...fd, description: described[i] ?? fd.target }))
+        .filter((fd) => !(fd.kind === 'socket' && owned(fd.description)));
+    };
+    let left = openNow();
+    // One closing on the next tick gets a few polls even when the settle's time is spent.
+    const until = Math.max(deadline, performance.now() + 5 * SETTLE_POLL_MS);
+    while (left.length > 0 && performance.now() < until) {
+      await delay(SETTLE_POLL_MS);
+      left = openNow();
+    }
+    for (const fd of left) {
+      const allowed = allow.take('fd', `${fd.kind} ${fd.description}`);
+      if (allowed) fd.allowed = allowed.reason;
+    }
+    return left;
   }
 
   #close(): void {
@@ -533,7 +537,7 @@ async function disposeQuietly(t: Tracked): Promise<void> {
 
 function diffNow(before: FdTable): OpenedFd[] {
   const after = fdSnapshot();
-  return after === undefined ? [] : fdDiff(before, after);
+  return after === undefined ? [] : fdDiff(before, after).filter((o) => !isInfrastructureFd(o.fd));
 }
 
 function delay(ms: number): Promise<void> {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { onProcessExit } from '../../internal/exit-cleanup.js';
+import { markInfrastructure } from '../../internal/infra-fds.js';
 import { packageFile } from '../../internal/package-files.js';
 import { isDeadState, readStat } from '../../internal/proc.js';
 import type { ResolvedPty } from './options.js';
@@ -54,6 +55,8 @@ interface Spare {
   child: ChildProcess;
   broken: boolean;
   at: number;
+  /** Its stdio is shimkit's own until a launch takes it (the leak sanitizer's fd diff, LK-03). */
+  unmark: () => void;
 }
 
 /** A spare older than this is not used: the helper gives up waiting after 30 s (IDLE_S). */
@@ -77,7 +80,9 @@ export function spawnPythonPty(launch: PtyLaunch): ChildProcess {
   spare = undefined;
   const fits = ready !== undefined && usable(ready, python);
   if (ready && !fits) discard(ready);
-  const child = ready && fits ? ready.child : startHelper(python).child;
+  const helper = ready && fits ? ready : startHelper(python);
+  helper.unmark(); // the program's now: its descriptors are the test's
+  const child = helper.child;
   // EPIPE once the helper has exited; its exit is reported by the TestProcess.
   child.stdin?.on('error', () => {});
   const control = child.stdio?.[3] as (Writable & NodeJS.ReadableStream) | undefined;
@@ -165,7 +170,14 @@ function startHelper(python: string): Spare {
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   });
-  const started: Spare = { python, child, broken: false, at: performance.now() };
+  const started: Spare = {
+    python,
+    child,
+    broken: false,
+    at: performance.now(),
+    unmark: markInfrastructure(child.stdio ?? []),
+  };
+  child.once('close', () => started.unmark());
   const broken = () => {
     started.broken = true;
     if (spare === started) spare = undefined;
