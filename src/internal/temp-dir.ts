@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { InvalidOptionError, ShimkitError } from './errors.js';
 import { onProcessExit } from './exit-cleanup.js';
+import { hostTmpdir } from './host-tmp.js';
 import { tmpPackage } from './lazy.js';
 import { kindOf, randomName, rootNameStem } from './leftovers/names.js';
 import { processOwner, threadOwner } from './leftovers/owner.js';
@@ -43,7 +44,11 @@ export function createTempDir(prefix: string, parent?: string): TempDir {
   } catch (error) {
     throw missingParentError(parent, error) ?? error;
   }
-  const elsewhere = parent !== undefined && resolve(parent) !== resolve(tmpdir());
+  // In os.tmpdir() or the host's (a leak sanitizer scope's TMPDIR is in the host's, named after this process): swept.
+  const elsewhere =
+    parent !== undefined &&
+    resolve(parent) !== resolve(tmpdir()) &&
+    resolve(parent) !== resolve(hostTmpdir());
   const unrecord = elsewhere || threadOwner() ? recordDir(path) : () => {};
   let removed = false;
   const forget = onProcessExit(() => removeTree(path, trashName()));

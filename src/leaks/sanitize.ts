@@ -1,9 +1,8 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, ShimkitError } from '../internal/errors.js';
-import { pinHostTmpdir } from '../internal/host-tmp.js';
+import { hostTmpdir, pinHostTmpdir } from '../internal/host-tmp.js';
 import { isInfrastructureFd } from '../internal/infra-fds.js';
 import { currentLeakCookie, LEAK_COOKIE_VAR, runWithLeakCookie } from '../internal/leak-cookie.js';
 import {
@@ -211,8 +210,9 @@ export class LeakScope {
     if (options.tmp && !this.concurrent && this.#policy.modes.files !== 'off') {
       const previous = process.env.TMPDIR;
       pinHostTmpdir();
-      // Named after this process, so the leftover sweep removes it if the process is killed.
-      const temp = createTempDir('shimkit-tmp-', tmpdir());
+      // In the host's temp dir, not in an outer scope's (paths stay short: a socket path has
+      // 107 bytes), named after this process, so the leftover sweep removes it if the process is killed.
+      const temp = createTempDir('shimkit-tmp-', hostTmpdir());
       process.env.TMPDIR = temp.path;
       this.#tmp = { dir: temp.path, temp, previous };
     }
