@@ -191,8 +191,9 @@ export const leaksCommand: Command = {
   usage: USAGE,
   help: `Run a test command (pytest, bats, go test, anything) and report the processes it
 left running. The command runs with stdio inherited and a fresh cookie in its env,
-SHIMKIT_LEAK_COOKIE=cli-<pid>-<start>-<n> (replacing one already set); everything it
-starts inherits it, also what leaves its process group (setsid, a double fork).
+SHIMKIT_LEAK_COOKIE=cli-<pid>-<start>-<random>-<n> (replacing one already set);
+everything it starts inherits it, also what leaves its process group (setsid, a
+double fork).
 Once the command has exited, every live process that carries the cookie is printed
 on stderr, one line each with its pid, argv, parent chain and cwd, then killed
 (SIGKILL) and waited for. Nothing is printed when nothing leaked.

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readStat } from '../internal/proc.js';
 import { killAndReap } from './reap.js';
 import { findCookieProcesses, type LeakedProcess, type PidMark, type ProcReader } from './scan.js';
@@ -57,11 +58,14 @@ let made = 0;
 let cookiePrefix: string | undefined;
 
 /**
- * A cookie unique to one scope: `<pid>-<start time>-<n>`, after `prefix`
- * when given (`shimkit leaks` uses `cli-`, so a report says who set it).
+ * A cookie unique to one scope: `<pid>-<start time>-<instance>-<n>`, after
+ * `prefix` when given (`shimkit leaks` uses `cli-`, so a report says who set
+ * it). `<instance>` is random per copy of this module: worker threads (vitest's
+ * `threads` pool) and VM contexts (`vmThreads`, `vmForks`) each load their own
+ * copy in one process, whose counters all start at 1.
  */
 export function newCookie(prefix = ''): string {
-  cookiePrefix ??= `${process.pid}-${readStat(process.pid)?.start ?? Date.now()}`;
+  cookiePrefix ??= `${process.pid}-${readStat(process.pid)?.start ?? Date.now()}-${randomBytes(4).toString('hex')}`;
   made += 1;
   return `${prefix}${cookiePrefix}-${made}`;
 }

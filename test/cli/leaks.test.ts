@@ -145,7 +145,7 @@ describe.runIf(linux)('shimkit leaks -- CMD (Linux /proc)', () => {
       remaining: [],
       exit: 1,
     });
-    expect(first?.cookie).toMatch(/^cli-\d+-\d+-1$/);
+    expect(first?.cookie).toMatch(/^cli-\d+-\d+-[0-9a-f]{8}-1$/);
     expect(first?.processes.map((p) => [p.pid, p.argv])).toEqual([[pid, ['sleep', '600']]]);
     expect(first?.processes[0]?.parents.length).toBeGreaterThan(0);
     expect(second).toMatchObject({
@@ -167,7 +167,7 @@ describe.runIf(linux)('shimkit leaks -- CMD (Linux /proc)', () => {
     );
     expect(r.code).toBe(0);
     const cookie = r.stdout.toString().trim();
-    expect(cookie).toMatch(/^cli-\d+-\d+-1$/);
+    expect(cookie).toMatch(/^cli-\d+-\d+-[0-9a-f]{8}-1$/);
     expect(records(report)[0]?.cookie).toBe(cookie);
   });
 

@@ -241,7 +241,7 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
     const outer = scope('outer');
     const inner = sanitize.begin('inner');
     expect(inner.cookie).not.toBe(outer.cookie);
-    expect(inner.cookie).toMatch(new RegExp(`^${process.pid}-\\d+-\\d+$`));
+    expect(inner.cookie).toMatch(new RegExp(`^${process.pid}-\\d+-[0-9a-f]{8}-\\d+$`));
     const r = await run('sh', ['-c', escapee('sleep 604')], {
       timeoutMs: 10_000,
     });
