@@ -160,6 +160,12 @@ const DISPOSE_LIMIT_MS = 5000;
 
 const open: LeakScope[] = [];
 let configured: ResolvedPolicy | undefined;
+/**
+ * Descriptors a scope has reported (`<fd> <target>`), still open: an outer
+ * scope (the file's, open around its tests) saw them opened too, but they
+ * are the test's, already reported; it does not report them again.
+ */
+const reportedFds = new Set<string>();
 
 function basePolicy(): ResolvedPolicy {
   if (configured) return configured;
@@ -395,7 +401,7 @@ export class LeakScope {
           : e.startsWith('unix:') && text.includes(e.slice(5)),
       );
     const openNow = (): LeakedFd[] => {
-      const opened = diffNow(before);
+      const opened = diffNow(before).filter((fd) => !reportedFds.has(fdKey(fd)));
       if (opened.length === 0) return [];
       const described = describeFds(opened);
       return opened
@@ -410,6 +416,7 @@ export class LeakScope {
       left = openNow();
     }
     for (const fd of left) {
+      reportedFds.add(fdKey(fd));
       const allowed = allow.take('fd', `${fd.kind} ${fd.description}`);
       if (allowed) fd.allowed = allowed.reason;
     }
@@ -533,6 +540,10 @@ async function disposeQuietly(t: Tracked): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+function fdKey(fd: OpenedFd): string {
+  return `${fd.fd} ${fd.target}`;
 }
 
 function diffNow(before: FdTable): OpenedFd[] {
