@@ -4,7 +4,8 @@
  * the next spawn. The leak sanitizer's fd diff (LK-03) leaves them out, so
  * the test that happened to start it is not blamed.
  */
-const fds = new Set<number>();
+/** fd → the mark that holds it (a number closed and reused belongs to the newer mark). */
+const fds = new Map<number, object>();
 
 /** The fd of a stream from `child.stdio`, where Node says it. */
 function fdOf(stream: unknown): number | undefined {
@@ -15,9 +16,10 @@ function fdOf(stream: unknown): number | undefined {
 /** Mark the fds of `streams` as shimkit's own; returns a function that unmarks them. */
 export function markInfrastructure(streams: readonly unknown[]): () => void {
   const marked = streams.map(fdOf).filter((fd): fd is number => fd !== undefined);
-  for (const fd of marked) fds.add(fd);
+  const mark = {};
+  for (const fd of marked) fds.set(fd, mark);
   return () => {
-    for (const fd of marked) fds.delete(fd);
+    for (const fd of marked) if (fds.get(fd) === mark) fds.delete(fd);
   };
 }
 

@@ -15,6 +15,7 @@
  * makes is judged when the file ends. Each jest worker is its own process
  * with its own cookies, so parallel files are told apart.
  */
+import { relative } from 'node:path';
 import { type LeakReport, type LeakScope, sanitize } from 'shimkit';
 
 interface CircusTest {
@@ -46,11 +47,18 @@ if (!Array.isArray(handlers)) {
   );
 }
 
+/** The test file, relative to the working dir, from jest's expect state. */
+const testPath = (
+  globalThis as { expect?: { getState?: () => { testPath?: string } } }
+).expect?.getState?.().testPath;
+const testFile = testPath ? relative(process.cwd(), testPath) : undefined;
+
 function fullName(test: CircusTest): string {
   const names = [test.name];
   for (let block = test.parent; block; block = block.parent) {
     if (block.name !== 'ROOT_DESCRIBE_BLOCK') names.unshift(block.name);
   }
+  if (testFile) names.unshift(testFile);
   return names.join(' > ');
 }
 
@@ -66,10 +74,7 @@ function leakError(report: LeakReport): Error | undefined {
   return undefined;
 }
 
-const fileScope: LeakScope = sanitize.begin(
-  (globalThis as { __filename?: string }).__filename ?? 'test file',
-  { scope: 'file' },
-);
+const fileScope: LeakScope = sanitize.begin(testFile ?? 'test file', { scope: 'file', tmp: false });
 const tests = new Map<CircusTest, LeakScope>();
 
 const handler: Handler = async (event, state) => {

@@ -172,15 +172,15 @@ interface InternalFixtures {
 }
 
 export const test = base.extend<ShimkitFixtures & InternalFixtures>({
-  shimkitScope: [
-    async ({ task }, use) => {
-      const scope = new Scope();
-      await use(scope);
-      // By teardown vitest has recorded how the test body ended.
-      await scope.dispose(task.result?.state === 'fail');
-    },
-    { auto: true },
-  ],
+  // Not `auto`: an auto fixture is torn down after every aroundEach hook, so the
+  // leak sanitizer (shimkit/vitest/sanitize) would judge the test before its
+  // fixtures were disposed. It is set up with the first fixture that uses it.
+  shimkitScope: async ({ task }, use) => {
+    const scope = new Scope();
+    await use(scope);
+    // By teardown vitest has recorded how the test body ended.
+    await scope.dispose(task.result?.state === 'fail');
+  },
   mockBinary: async ({ task, shimkitScope }, use) => {
     const timeout = (task as { timeout?: number }).timeout ?? 5000;
     await use((name, options = {}) => {

@@ -43,7 +43,11 @@ let fileScope: ReturnType<typeof sanitize.begin> | undefined;
 beforeAll(() => {
   // vitest reads a hook's parameters (fixtures): this one takes none, and names the file from expect's state.
   const file = expect.getState().testPath;
-  fileScope = sanitize.begin(file ? relative(process.cwd(), file) : 'test file', { scope: 'file' });
+  // The file scope has no TMPDIR of its own: what beforeAll writes stays where it always went.
+  fileScope = sanitize.begin(file ? relative(process.cwd(), file) : 'test file', {
+    scope: 'file',
+    tmp: false,
+  });
 });
 
 afterAll(async () => {

@@ -197,10 +197,10 @@ describe.runIf(linux)('shimkit leaks -- CMD (Linux /proc)', () => {
 
   it('LK-07 SIGTERM and SIGINT are passed on to the command; its ending by a signal gives 128+N', async () => {
     const program =
-      'import signal, sys, time\n' +
+      'import signal, sys\n' +
       'signal.signal(signal.SIGTERM, lambda *_: sys.exit(5))\n' +
       'print("ready", flush=True)\n' +
-      'time.sleep(600)\n';
+      'signal.pause()\n';
     const cases = [
       ['SIGTERM', [python3(), '-c', program], 5], // its handler's exit code
       // Python ends itself by SIGINT after the KeyboardInterrupt; sleep by its default action.

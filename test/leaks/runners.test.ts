@@ -200,6 +200,7 @@ const argvOf = (line: ScopeLine) => line.processes.map((p) => p.argv.join(' '));
 /** Shared by the vitest fixtures (ESM): sh leaves `sleep <arg>` behind, its own session. */
 const ESCAPE = `
 import { appendFileSync, readFileSync } from 'node:fs';
+import { setTimeout as poll } from 'node:timers/promises';
 
 /** sh -c that leaves sleep <arg> behind by a double fork into a session of its own, printing its pid. */
 export const detach = (arg) => \`(setsid sleep \${arg} </dev/null >/dev/null 2>&1 & echo $!) ; exit 0\`;
@@ -213,7 +214,7 @@ export async function escaped(p) {
     let comm;
     try { comm = readFileSync('/proc/' + pid + '/comm', 'utf8').trim(); } catch { break; }
     if (comm === 'sleep') break;
-    await new Promise((r) => setTimeout(r, 5));
+    await poll(5); // a poll with a deadline, not a sleep for sync
   }
   return pid;
 }
@@ -224,7 +225,7 @@ export async function barrier(dir, mine, names) {
   writeFileSync(dir + '/' + mine, '');
   for (const until = Date.now() + 20000; !names.every((n) => existsSync(dir + '/' + n)); ) {
     if (Date.now() > until) throw new Error('the other file never started: ' + names);
-    await new Promise((r) => setTimeout(r, 10));
+    await poll(10);
   }
 }
 `;
@@ -403,6 +404,7 @@ const JEST_FILE = (
   arg: number,
 ) => `const { appendFileSync, readFileSync } = require('node:fs');
 const { createMockBinary, createSandbox, sanitize, spawnProcess } = require('shimkit');
+const { setTimeout: poll } = require('node:timers/promises');
 
 async function escaped(p) {
   await p.wait({ timeoutMs: 10000 });
@@ -412,7 +414,7 @@ async function escaped(p) {
     let comm;
     try { comm = readFileSync('/proc/' + pid + '/comm', 'utf8').trim(); } catch { break; }
     if (comm === 'sleep') break;
-    await new Promise((r) => setTimeout(r, 5));
+    await poll(5); // a poll with a deadline, not a sleep for sync
   }
 }
 const detach = (arg) => \`(setsid sleep \${arg} </dev/null >/dev/null 2>&1 & echo $!) ; exit 0\`;

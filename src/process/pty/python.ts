@@ -117,6 +117,8 @@ function reportExecFailure(
   launch: PtyLaunch,
 ): void {
   let text = '';
+  // The helper's end closes it: half open, it would stay open for good (LK-03 found it).
+  control.on('end', () => (control as unknown as { destroy(): void }).destroy());
   control.on('data', (chunk: Buffer) => {
     text += chunk.toString('latin1');
     const match = /^spawn-error (\w+) (\d+)\n/.exec(text);
@@ -140,6 +142,16 @@ function discard(ready: Spare): void {
   } catch {
     // gone already
   }
+  closeStdio(ready);
+}
+
+/**
+ * A spare nobody will launch: its stdio goes now. Unref'd and never read,
+ * its sockets would not see the helper's end, and stay open for good.
+ */
+function closeStdio(spare: Spare): void {
+  for (const stream of spare.child.stdio ?? []) (stream as { destroy?: () => void })?.destroy?.();
+  spare.unmark();
 }
 
 /** A zombie, a dead process, or one stopped (by a signal or a tracer) cannot take a launch. */
@@ -180,7 +192,10 @@ function startHelper(python: string): Spare {
   child.once('close', () => started.unmark());
   const broken = () => {
     started.broken = true;
-    if (spare === started) spare = undefined;
+    if (spare === started) {
+      spare = undefined;
+      closeStdio(started); // ended unused
+    }
   };
   child.once('error', broken);
   child.once('exit', broken);
