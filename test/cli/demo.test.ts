@@ -2,9 +2,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { completion, spawnTracked, testDir } from '../helpers/index.js';
+import { inSystemTmpdir } from '../helpers/leaks.js';
 import { REPO, shimkit, shimkitOk } from './helpers.js';
 
-describe('shimkit demo and clean', () => {
+// The sweep, the registry or another user work in the system temp dir itself:
+// the leak sanitizer's per-test TMPDIR is off here (inSystemTmpdir).
+describe('shimkit demo and clean', inSystemTmpdir, () => {
   it('CLI-03 shimkit demo runs the orchestrator against mocked git and deploy, then a proxy that drops a frame, and exits 0', async () => {
     const out = await shimkitOk(['demo']);
     expect(out).toMatch(/orchestrator exited with 2 after \d+ ms/);

@@ -2,6 +2,7 @@ import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { canSwitchUser, OTHER_USER, runCommand } from '../helpers/index.js';
+import { inSystemTmpdir } from '../helpers/leaks.js';
 import { curl } from '../helpers/server.js';
 import { CLI, shimkit, shimkitOk } from './helpers.js';
 import { parseExports, serveDetached, serverTestDir } from './server-helpers.js';
@@ -14,7 +15,9 @@ function asOther(command: string, args: readonly string[]) {
   return runCommand('runuser', ['-u', OTHER, '--', command, ...args]);
 }
 
-describe.skipIf(!canSwitch)('another local user (HT-15)', () => {
+// The sweep, the registry or another user work in the system temp dir itself:
+// the leak sanitizer's per-test TMPDIR is off here (inSystemTmpdir).
+describe.skipIf(!canSwitch)('another local user (HT-15)', inSystemTmpdir, () => {
   it("HT-15 another user's commands on a server dir they may not enter are refused, naming the dir and its owner (exit 3, no stack)", async () => {
     const d = join(serverTestDir(), 'api'); // under a 0700 dir of root's
     await serveDetached(d);
@@ -68,7 +71,9 @@ describe.skipIf(!canSwitch)('another local user (HT-15)', () => {
   });
 });
 
-describe.skipIf(!canSwitch)('shimkit serve on a shared host (HT-15)', () => {
+// The sweep, the registry or another user work in the system temp dir itself:
+// the leak sanitizer's per-test TMPDIR is off here (inSystemTmpdir).
+describe.skipIf(!canSwitch)('shimkit serve on a shared host (HT-15)', inSystemTmpdir, () => {
   it('HT-15 serve --require-token: the export lines carry the token; another user gets 401 and takes nothing; the owner gets the response', async () => {
     const d = join(serverTestDir(), 'api');
     const served = await serveDetached(d, ['--require-token']);

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { leftIn, makeScopeTmp, removeScopeTmp, WALK_LIMIT } from '../../src/leaks/tmp.js';
 import { testDir } from '../helpers/index.js';
+import { inSystemTmpdir } from '../helpers/leaks.js';
 
 const posix = process.platform !== 'win32';
 
@@ -41,7 +42,9 @@ function filledScope(): { base: string; scope: string; outside: string } {
   return { base, scope, outside };
 }
 
-describe('leak sanitizer: a scope temp dir', () => {
+// The sweep, the registry or another user work in the system temp dir itself:
+// the leak sanitizer's per-test TMPDIR is off here (inSystemTmpdir).
+describe('leak sanitizer: a scope temp dir', inSystemTmpdir, () => {
   it('LK-03 a scope dir is private (0700 under any umask), named safely from the cookie, and never reused', () => {
     const base = testDir();
     const previous = process.umask(0o277);

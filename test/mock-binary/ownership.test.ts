@@ -25,6 +25,7 @@ import {
 import { claimRoot } from '../../src/mock-binary/persist.js';
 import { shimkit, shimkitOk } from '../cli/helpers.js';
 import { runCommand, testDir } from '../helpers/index.js';
+import { inSystemTmpdir } from '../helpers/leaks.js';
 
 const OTHER = 'shimkit-other';
 
@@ -161,7 +162,9 @@ describe('pre-made dirs', () => {
   });
 });
 
-describe('temp files and the registry', () => {
+// The sweep, the registry or another user work in the system temp dir itself:
+// the leak sanitizer's per-test TMPDIR is off here (inSystemTmpdir).
+describe('temp files and the registry', inSystemTmpdir, () => {
   it('SEC-03 the cassette is written 0600 through an exclusive, randomly named temp file: a planted <path>.<pid>.tmp link is not followed', async () => {
     const dir = testDir();
     const path = join(dir, 'gh.cassette.json');
