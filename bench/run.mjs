@@ -62,6 +62,7 @@ const targets = {
   'packInstall.offline.ms': (v) => v < 5000,
   'pty.node.ratioToPipe': (v) => v <= 1.5,
   'pty.sh.ratioToPipe': (v) => v <= 1.5,
+  'sanitizer.perTestMs': (v) => v <= 2,
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
   targets[`proxy.throughput.${size}.ratioToPipe`] =
@@ -123,6 +124,7 @@ const targetText = {
   'packInstall.offline.ms': '< 5000',
   'pty.node.ratioToPipe': '≤ 1.5',
   'pty.sh.ratioToPipe': '≤ 1.5',
+  'sanitizer.perTestMs': '≤ 2',
 };
 for (const size of ['16B', '64B', '1KiB', '4KiB', '64KiB', '1MiB']) {
   targetText[`proxy.throughput.${size}.ratioToPipe`] = size === '16B' ? '≥ 0.85' : '≥ 0.9';
@@ -206,6 +208,7 @@ const suites = {
   'server.eventGapErrorMs': from('./server.mjs', 'serverEventGap'),
   'server.playbook': from('./server.mjs', 'serverPlaybook'),
   packInstall: from('./pack.mjs', 'packInstall'),
+  sanitizer: from('./sanitizer.mjs', 'sanitizer'),
 };
 // A name may go one step into a suite that has parts (`proxy.throughput.1KiB`): that part alone.
 const parts = (name) =>
