@@ -257,10 +257,11 @@ export async function sanitizer({ rounds = 11, iterations = 200 } = {}) {
     let stop;
     try {
       stop = await startSleepers();
+      scan.all.push(await timedCheck(before));
+      // Opened after `before` is closed, so not nested in it (its TMPDIR, its cookie).
       for (let k = 0; k < 5; k++) {
         scan.windowed.push(await timedCheck(sanitize.begin(`after ${r}.${k}`)));
       }
-      scan.all.push(await timedCheck(before));
     } finally {
       await before.check().catch(() => {});
       await stop?.();
