@@ -11,8 +11,9 @@
 // 200 aroundEach scopes and the 200 tests, and nothing of vitest's start or
 // end). The wall time of `vitest run` would carry ±100s of ms of startup and
 // transform noise for a difference of a few hundred ms in all; the sum of the
-// JSON reporter's test durations would leave out what the sanitizer does
-// around a test (its aroundEach and its file-scope hooks). perTestMs is
+// JSON reporter's test durations would leave out the sanitizer's file-scope
+// hooks, and its aroundEach too if vitest times the test body alone (not
+// checked here). perTestMs is
 // (median on − median off) ÷ 200; perTestMsPaired the median of each round's
 // own difference ÷ 200. The wall times are reported too, for context only.
 // Every test checks that the sanitizer is on exactly in the runs meant to have
