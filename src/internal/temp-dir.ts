@@ -39,6 +39,8 @@ export function createTempDir(prefix: string, parent?: string): TempDir {
     path = tmpPackage().dirSync({
       template: `${stem}XXXXXX`,
       mode: 0o700,
+      // Removed by shimkit (remove(), its exit hook, the sweep): tmp keeps no cleanup entry per dir.
+      keep: true,
       ...(parent ? { tmpdir: parent } : {}),
     }).name;
   } catch (error) {

@@ -166,6 +166,8 @@ let configured: ResolvedPolicy | undefined;
  * are the test's, already reported; it does not report them again.
  */
 const reportedFds = new Set<string>();
+/** An empty scope TMPDIR, kept for the next scope. */
+let idleTmp: TempDir | undefined;
 
 function basePolicy(): ResolvedPolicy {
   if (configured) return configured;
@@ -218,7 +220,8 @@ export class LeakScope {
       pinHostTmpdir();
       // In the host's temp dir, not in an outer scope's (paths stay short: a socket path has
       // 107 bytes), named after this process, so the leftover sweep removes it if the process is killed.
-      const temp = createTempDir('shimkit-tmp-', hostTmpdir());
+      const temp = idleTmp ?? createTempDir('shimkit-tmp-', hostTmpdir());
+      idleTmp = undefined;
       process.env.TMPDIR = temp.path;
       this.#tmp = { dir: temp.path, temp, previous };
     }
@@ -330,6 +333,7 @@ export class LeakScope {
     let remaining: number[] = [];
     let fds: LeakedFd[] = [];
     let files: LeftFile[] = [];
+    let tmpEmpty = false;
     try {
       let fresh = found;
       for (let round = 0; round < MAX_ROUNDS && fresh.length > 0; round += 1) {
@@ -343,6 +347,7 @@ export class LeakScope {
       fds = await this.#openedFds(deadline, allow);
       if (this.#tmp) {
         const left = leftIn(this.#tmp.dir);
+        tmpEmpty = left.total === 0 && left.complete;
         files = left.entries.map((entry) => {
           const file: LeftFile = { ...entry };
           const allowed = allow.take('file', entry.path);
@@ -351,7 +356,7 @@ export class LeakScope {
         });
       }
     } finally {
-      this.#close();
+      this.#close(tmpEmpty);
     }
 
     const failed: LeakCategory[] = [];
@@ -423,22 +428,16 @@ export class LeakScope {
     return left;
   }
 
-  #close(): void {
+  /** Close the scope; an empty TMPDIR is kept for the next scope (making one is most of a scope's cost). */
+  #close(tmpEmpty = false): void {
     closeLeakScope(this.cookie);
     if (this.#tmp) {
       if (process.env.TMPDIR === this.#tmp.dir) {
         if (this.#tmp.previous === undefined) delete process.env.TMPDIR;
         else process.env.TMPDIR = this.#tmp.previous;
       }
-      try {
-        this.#tmp.temp.remove();
-      } catch {
-        try {
-          removeScopeTmp(this.#tmp.dir); // a read-only dir in it, for a user other than root
-        } catch {
-          // what cannot go is in the report's files; the leftover sweep takes it later
-        }
-      }
+      if (tmpEmpty && idleTmp === undefined) idleTmp = this.#tmp.temp;
+      else this.#removeTmp();
     }
     const at = open.indexOf(this);
     if (at === -1) return;
@@ -447,6 +446,19 @@ export class LeakScope {
     if (process.env[LEAK_COOKIE_VAR] !== this.cookie) return; // another scope's now
     if (this.#previous === undefined) delete process.env[LEAK_COOKIE_VAR];
     else process.env[LEAK_COOKIE_VAR] = this.#previous;
+  }
+
+  #removeTmp(): void {
+    if (!this.#tmp) return;
+    try {
+      this.#tmp.temp.remove();
+    } catch {
+      try {
+        removeScopeTmp(this.#tmp.dir); // a read-only dir in it, for a user other than root
+      } catch {
+        // what cannot go is in the report's files; the leftover sweep takes it later
+      }
+    }
   }
 
   /** `check()`, for `await using leaks = sanitize.begin(…)`; the report is dropped. */

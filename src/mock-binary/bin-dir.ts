@@ -158,10 +158,14 @@ export class MockBinDir {
       this.#temp.remove();
       throw stateError(error, this.dir, 'test');
     }
-    this.#leak = trackLeak('mock bin dir', this.root, {
+    // A dir kept on purpose (`keep`, or a `dir` of the caller's) outlives its object by design:
+    // it is not the leak sanitizer's to judge (LK-02).
+    this.#leak = this.#persistent
+      ? undefined
+      : trackLeak('mock bin dir', this.root, {
       holds: () => [...this.#mocks.values()].flatMap((mock) => mock.leakHolds()),
       dispose: () => this.disposeSync(),
-    });
+        });
   }
 
   /** @internal A mock made by `createMockBinary()` owns this dir: the sanitizer names the mock, not the dir. */

@@ -718,7 +718,7 @@ describe.runIf(linux)('the leak sanitizer through the real runners', () => {
       expect(leaking.status).toBe('failed');
       const message = leaking.failureMessages.join('\n');
       expect(message).toContain(
-        `shimkit leak sanitizer (failed): test "${me} leaves sleep ${arg}" left 1 thing behind:`,
+        `shimkit leak sanitizer (failed): test "${me}.test.js > ${me} leaves sleep ${arg}" left 1 thing behind:`,
       );
       expect(message).toContain(`made at ${me}.test.js:${lineOf(JEST_FILE(me, arg), 'MADE-HERE')}`);
       const line = lineFor(run, `${me} leaves sleep ${arg}`);
@@ -736,7 +736,7 @@ describe.runIf(linux)('the leak sanitizer through the real runners', () => {
     // Two workers: two processes.
     expect(new Set(run.lines.map((l) => l.pid)).size).toBe(2);
     expect(run.output).toContain(
-      'shimkit leak sanitizer (warning): test "a leaves sleep 631 under policy warn"',
+      'shimkit leak sanitizer (warning): test "a.test.js > a leaves sleep 631 under policy warn"',
     );
     for (const pid of run.pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
   });

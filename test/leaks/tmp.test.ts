@@ -151,7 +151,7 @@ describe('leak sanitizer: a scope temp dir', inSystemTmpdir, () => {
   it.skipIf(!posix || process.getuid?.() !== 0)(
     'LK-03 for a user other than root, a read-only dir in the tree is made writable to be removed (run as nobody)',
     async () => {
-      const { build } = await import('esbuild');
+      const { build, stop } = await import('esbuild');
       const base = testDir();
       chmodSync(base, 0o755);
       const bundle = join(base, 'tmp.cjs');
@@ -163,6 +163,7 @@ describe('leak sanitizer: a scope temp dir', inSystemTmpdir, () => {
         outfile: bundle,
         logLevel: 'silent',
       });
+      await stop(); // esbuild's service process would outlive the test (the sanitizer says so)
       const work = join(base, 'work');
       mkdirSync(work);
       chownSync(work, 65534, 65534);

@@ -199,6 +199,7 @@ describe('temp files and the registry', inSystemTmpdir, () => {
       const tmp = testDir(); // this test's os.tmpdir(), where registries go
       const elsewhere = testDir(); // a temp parent outside it: its roots are listed in the registry
       vi.stubEnv('TMPDIR', tmp);
+      vi.stubEnv('SHIMKIT_HOST_TMPDIR', ''); // the registry follows TMPDIR, not a sanitizer's host dir
       vi.resetModules(); // a fresh registry module, that has not picked its dir yet
       try {
         const { registryName } = await import('../../src/internal/leftovers/names.js');

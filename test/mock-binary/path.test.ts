@@ -114,8 +114,9 @@ describe('install() and uninstall() on process.env.PATH', () => {
     expect(() => docker.env()).toThrow(/The mock binary "docker" was already disposed/);
     await bin.dispose();
     expect(() => bin.env()).toThrow(DisposedError);
+    await using x = createMockBinary('x');
     // @ts-expect-error not an env
-    expect(() => createMockBinary('x').env('x')).toThrow(
+    expect(() => x.env('x')).toThrow(
       'Expected the env passed to env() to be an object such as process.env, got "x" (string).',
     );
   });

@@ -15,6 +15,10 @@ import {
 import { expect, onTestFinished } from 'vitest';
 import { test as example } from 'vitest';
 
+// README examples leave their mkdtemp dirs in the test's TMPDIR, which the leak sanitizer removes.
+const readmeLeaks = {
+  meta: { shimkit: { leaks: { allow: [{ file: '', count: 20, reason: 'the mkdtemp dirs of an example' }] } } },
+};
 /** A new dir, and a real server on a Unix socket in it that echoes every byte (so every frame). */
 function echoServer(): { dir: string; upstream: string } {
   const dir = mkdtempSync(join(tmpdir(), 'proxy-example-'));
@@ -28,7 +32,7 @@ function echoServer(): { dir: string; upstream: string } {
   return { dir, upstream };
 }
 
-example("PX-02 README: Drop one frame between a client and a server", async () => {
+example("PX-02 README: Drop one frame between a client and a server", readmeLeaks, async () => {
 const { dir, upstream } = echoServer();
 await using proxy = await createFrameProxy({
   listen: join(dir, 'proxy.sock'),
@@ -46,7 +50,7 @@ expect(replies.texts()).toEqual(['ping 1', 'ping 3']); // ping 2 never reached t
 expect(proxy.stats().faults).toEqual({ drop: 1 });
 });
 
-example("PX-12 README: Delay a reply, driven by a fake clock", async () => {
+example("PX-12 README: Delay a reply, driven by a fake clock", readmeLeaks, async () => {
 const { dir, upstream } = echoServer();
 const clock = manualClock(); // time moves only when the test says so
 await using proxy = await createFrameProxy({
@@ -66,7 +70,7 @@ await replies.waitForFrames(1);
 expect(replies.texts()).toEqual(['hello']);
 });
 
-example("PX-09 README: Sever every connection mid-test", async () => {
+example("PX-09 README: Sever every connection mid-test", readmeLeaks, async () => {
 const { dir, upstream } = echoServer();
 await using proxy = await createFrameProxy({ listen: join(dir, 'proxy.sock'), upstream });
 const client = connect(proxy.address);
@@ -79,7 +83,7 @@ await replies.waitForEnd();
 expect(proxy.stats().c2s).toEqual({ frames: 1, bytes: 10 }); // counters stay readable
 });
 
-example("PX-09 README: A client that expects more than it gets fails fast", async () => {
+example("PX-09 README: A client that expects more than it gets fails fast", readmeLeaks, async () => {
 const { dir, upstream } = echoServer();
 await using proxy = await createFrameProxy({
   listen: join(dir, 'proxy.sock'),
@@ -95,7 +99,7 @@ expect(replies.texts()).toEqual(['one']);
 expect(replies.rest()).toHaveLength(5); // the header and half of "two"
 });
 
-example("PX-14 README: Fault a JSON-RPC server on stdio", async () => {
+example("PX-14 README: Fault a JSON-RPC server on stdio", readmeLeaks, async () => {
 const server = 'test/fixtures/jsonrpc_stdio.py'; // a JSON-RPC server in Python's standard library
 await using rpc = await proxyStdio('python3', [server], {
   framing: 'lines', // one JSON message per line
@@ -111,7 +115,7 @@ await rpc.proxy.waitForFrames('s2c', 1);
 expect(replies.texts()).toEqual(['{"jsonrpc": "2.0", "id": 2, "result": 7}']);
 });
 
-example("PX-15 PX-13 README: Hold a reply for a race, then read the timeline", async () => {
+example("PX-15 PX-13 README: Hold a reply for a race, then read the timeline", readmeLeaks, async () => {
 const { dir, upstream } = echoServer();
 await using proxy = await createFrameProxy({
   listen: join(dir, 'proxy.sock'),

@@ -17,9 +17,13 @@ import {
 import { expect } from 'vitest';
 import { test as example } from 'vitest';
 
+// README examples leave their mkdtemp dirs in the test's TMPDIR, which the leak sanitizer removes.
+const readmeLeaks = {
+  meta: { shimkit: { leaks: { allow: [{ file: '', count: 20, reason: 'the mkdtemp dirs of an example' }] } } },
+};
 const execFileAsync = promisify(execFile); // rejects on a non-zero exit
 
-example("MB-01 README: Mock git for one test", async () => {
+example("MB-01 README: Mock git for one test", readmeLeaks, async () => {
 await using git = createMockBinary('git');
 git.enqueue({ stdout: 'main\n' });
 
@@ -30,7 +34,7 @@ expect(git.lastCall()?.argv).toEqual(['branch', '--show-current']);
 git.assertDone();
 });
 
-example("MB-05 README: Script a sequence of answers", async () => {
+example("MB-05 README: Script a sequence of answers", readmeLeaks, async () => {
 await using gh = createMockBinary('gh', { onExhausted: 'fail' });
 gh.enqueue([
   { stdout: '{"state":"OPEN"}\n' },
@@ -51,7 +55,7 @@ await expect(execFileAsync('gh', ['pr', 'close'], { env })).rejects.toMatchObjec
 });
 });
 
-example("MB-13 README: Route calls by their arguments", async () => {
+example("MB-13 README: Route calls by their arguments", readmeLeaks, async () => {
 await using git = createMockBinary('git', {
   onExhausted: 'fail',
   responses: [
@@ -84,7 +88,7 @@ await expect(execFileAsync('git', ['tag', 'v1.2'], { env })).rejects.toMatchObje
 git.assertNthCall(6, ['tag', any()]);
 });
 
-example("MB-22 README: Strict mocks", async () => {
+example("MB-22 README: Strict mocks", readmeLeaks, async () => {
 const docker = createMockBinary('docker', {
   strict: true, // unexpected calls fail, nothing repeats, dispose() asserts done
   responses: [
@@ -102,7 +106,7 @@ await expect(docker.dispose()).rejects.toThrow(
 );
 });
 
-example("MB-14 README: Stream progress, then crash", async () => {
+example("MB-14 README: Stream progress, then crash", readmeLeaks, async () => {
 await using git = createMockBinary('git', {
   responses: [
     {
@@ -120,7 +124,7 @@ expect(r).toMatchObject({ exitCode: null, signal: 'SIGSEGV' });
 expect(r.stderr).toBe('Receiving objects: 50%\nReceiving objects: 100%\n');
 });
 
-example("MB-15 PX-14 README: Spy on the real git", async () => {
+example("MB-15 PX-14 README: Spy on the real git", readmeLeaks, async () => {
 await using git = createMockBinary('git', {
   spy: true, // every call runs the real git, and is recorded
   responses: [{ match: { argsPrefix: ['push'] }, stderr: 'rejected\n', exitCode: 1 }],
@@ -133,7 +137,7 @@ await expect(execFileAsync('git', ['push'], { env: git.env() })).rejects.toMatch
 expect(git.calls().map((c) => c.responseSource)).toEqual(['passthrough', 'queue']);
 });
 
-example("MB-15 PX-14 README: Spy on the real git (2)", async () => {
+example("MB-15 PX-14 README: Spy on the real git (2)", readmeLeaks, async () => {
 // `cat` stands in for a line-based server: it answers each line with itself.
 await using server = createMockBinary('cat', {
   responses: [
@@ -146,14 +150,14 @@ expect(r.stdout).toBe('two\nthree\n'); // the first reply never came back
 expect(server.lastCall()?.proxy).toMatchObject({ s2c: { frames: 2 }, faults: { drop: 1 } });
 });
 
-example("MB-24 README: Record once, replay in CI", async () => {
+example("MB-24 README: Record once, replay in CI", readmeLeaks, async () => {
 const cassette = join(mkdtempSync(join(tmpdir(), 'cassettes-')), 'git.json'); // yours: beside the test
 await using git = createMockBinary('git', { cassette }); // auto: replay if the file exists
 const out = await execFileAsync('git', ['--version'], { env: git.env() });
 expect(out.stdout).toMatch(/^git version /);
 });
 
-example("MB-23 README: Only mocked commands may run", async () => {
+example("MB-23 README: Only mocked commands may run", readmeLeaks, async () => {
 await using sb = createSandbox({ commands: 'mocked-only', allow: ['sh'] });
 await using git = createMockBinary('git', { responses: [{ stdout: 'ok\n' }] });
 sb.use(git);
@@ -165,7 +169,7 @@ expect(r.stderr).toContain('shimkit: curl is not mocked and not allowed in this 
 expect(sb.refusedCommands()).toEqual(['curl']);
 });
 
-example("MB-25 README: git is not installed", async () => {
+example("MB-25 README: git is not installed", readmeLeaks, async () => {
 await using git = createMockBinary('git');
 git.makeUnavailable('ENOENT'); // or 'EACCES': there but not executable
 await expect(
@@ -175,7 +179,7 @@ await expect(
 });
 });
 
-example("MB-16 README: Answer from the test, and hold calls for a race", async () => {
+example("MB-16 README: Answer from the test, and hold calls for a race", readmeLeaks, async () => {
 await using git = createMockBinary('git', {
   responses: [{ match: { argsPrefix: ['push'] }, stdout: 'pushed\n', times: 'always' }],
 });
@@ -195,7 +199,7 @@ a.release({ stderr: 'rejected\n', exitCode: 1 }); // or a response of the test's
 expect((await pushes[0])?.exitCode).toBe(1);
 });
 
-example("MB-07 README: Parallel calls, each response exactly once", async () => {
+example("MB-07 README: Parallel calls, each response exactly once", readmeLeaks, async () => {
 await using docker = createMockBinary('docker');
 docker.enqueue(Array.from({ length: 64 }, (_, i) => ({ stdout: `container-${i + 1}\n` })));
 
@@ -210,7 +214,7 @@ expect(docker.callCount()).toBe(64); // none lost
 docker.assertDone();
 });
 
-example("PERF-07 README: A hundred calls, served without Node", async () => {
+example("PERF-07 README: A hundred calls, served without Node", readmeLeaks, async () => {
 await using git = createMockBinary('git', { onExhausted: { stdout: 'abc123\n' } });
 for (let i = 0; i < 100; i++) {
   execFileSync('git', ['rev-parse', 'HEAD'], { env: git.env() }); // ~3 ms each: no Node starts
@@ -220,7 +224,7 @@ expect(git.lastCall()?.responseSource).toBe('fallback');
 expect(git.lastCall()?.claimMs).toBeUndefined(); // the shell served it: it has no clock
 });
 
-example("MB-09 README: Several mocks, one PATH entry, for the program under test", async () => {
+example("MB-09 README: Several mocks, one PATH entry, for the program under test", readmeLeaks, async () => {
 await using bin = createMockBinDir();
 const git = bin.mock('git', { responses: [{ stdout: 'release/2.4\n' }, { stdout: '' }] });
 const deploy = bin.mock('deploy', { default: { stdout: 'ok\n' } });
@@ -243,7 +247,7 @@ expect(
 ).toEqual(['ap-south', 'eu-west', 'us-east']);
 });
 
-example("MB-12 README: A failing test explains itself", async () => {
+example("MB-12 README: A failing test explains itself", readmeLeaks, async () => {
 await using git = createMockBinary('git', {
   responses: [{ stdout: 'ok\n' }, { stdout: 'main' }, { exitCode: 1 }],
 });
@@ -256,7 +260,7 @@ expect(() => git.assertDone()).toThrow(
 );
 });
 
-example("MB-06 README: Record env and stdin", async () => {
+example("MB-06 README: Record env and stdin", readmeLeaks, async () => {
 await using kubectl = createMockBinary('kubectl', { recordEnv: ['KUBECONFIG'], stdin: 'capture' });
 
 await run('kubectl', ['apply', '-f', '-'], {
@@ -271,7 +275,7 @@ expect(kubectl.lastCall()).toMatchObject({
 });
 });
 
-example("MB-03 README: Write files and wait for a call", async () => {
+example("MB-03 README: Write files and wait for a call", readmeLeaks, async () => {
 const cwd = mkdtempSync(join(tmpdir(), 'work-'));
 await using pi = createMockBinary('pi');
 pi.enqueue({ writeFiles: { 'out/plan.md': '# Plan\n' }, stdout: 'done\n', delayMs: 100 });
@@ -283,7 +287,7 @@ expect(call?.exitCode).toBe(0);
 expect(readFileSync(join(cwd, 'out/plan.md'), 'utf8')).toBe('# Plan\n');
 });
 
-example("CLI-01 MB-18 README: createMockBinDir(options?) → MockBinDir", async () => {
+example("CLI-01 MB-18 README: createMockBinDir(options?) → MockBinDir", readmeLeaks, async () => {
 const D = join(mkdtempSync(join(tmpdir(), 'mocks-')), 'mocks');
 // process 1 (what `shimkit mock git --dir D` does)
 createMockBinDir({ dir: D, keep: true }).mock('git');

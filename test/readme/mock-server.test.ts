@@ -18,10 +18,14 @@ import {
 import { expect } from 'vitest';
 import { test as example } from 'vitest';
 
+// README examples leave their mkdtemp dirs in the test's TMPDIR, which the leak sanitizer removes.
+const readmeLeaks = {
+  meta: { shimkit: { leaks: { allow: [{ file: '', count: 20, reason: 'the mkdtemp dirs of an example' }] } } },
+};
 const toolAgent = resolve('examples/agent/tool-agent.mjs'); // node tool-agent.mjs PROMPT
 const agent = ['examples/agent/agent.mjs']; // node examples/agent/agent.mjs PROMPT
 
-example("PB-08 PB-01 PB-03 PB-04 README: Play the model for a tool-calling agent", async () => {
+example("PB-08 PB-01 PB-03 PB-04 README: Play the model for a tool-calling agent", readmeLeaks, async () => {
 await using api = await createMockServer({ strict: true });
 await using sb = createSandbox();
 await using git = createMockBinary('git', {
@@ -52,7 +56,7 @@ expect(play.toolResults()).toMatchObject([
 play.assertDone(); // every action answered; strict dispose() checks it too
 });
 
-example("PB-08 PB-01 PB-03 PB-04 README: Play the model for a tool-calling agent (2)", async () => {
+example("PB-08 PB-01 PB-03 PB-04 README: Play the model for a tool-calling agent (2)", readmeLeaks, async () => {
 await using api = await createMockServer({ strict: true });
 let branch = '';
 api.playbook([
@@ -75,7 +79,7 @@ expect(r.stderr).toBe('$ git branch --show-current\n$ git log -1 --format=%s mai
 expect(branch).toBe('main');
 });
 
-example("HT-01 HT-04 HT-07 HT-08 README: Stream a chat completion to the agent under test", async () => {
+example("HT-01 HT-04 HT-07 HT-08 README: Stream a chat completion to the agent under test", readmeLeaks, async () => {
 await using api = await createMockServer({ strict: true });
 api.expect(
   { method: 'POST', path: '/v1/chat/completions', json: { stream: true } },
@@ -100,7 +104,7 @@ expect(api.requests()).toMatchObject([
 api.assertDone(); // strict: every response used, no request unanswered
 });
 
-example("HT-05 README: Cut the stream after the first token", async () => {
+example("HT-05 README: Cut the stream after the first token", readmeLeaks, async () => {
 await using api = await createMockServer({ strict: true });
 api.enqueue(sse.chat(['Hel', 'lo'], { cut: { afterEvents: 2, how: 'rst' } }));
 
@@ -113,7 +117,7 @@ expect(api.requests()).toHaveLength(1); // the SDK does not retry a stream that 
 expect(api.requests()[0]?.response).toMatchObject({ events: 2, endedBy: 'cut' });
 });
 
-example("HT-03 HT-08 README: Retry after 429", async () => {
+example("HT-03 HT-08 README: Retry after 429", readmeLeaks, async () => {
 await using api = await createMockServer({ strict: true });
 api.enqueue([reply.status(429, { retryAfterMs: 100 }), sse.chat('ok')]);
 
@@ -126,7 +130,7 @@ expect(retried?.headers['x-stainless-retry-count']).toBe('1');
 expect((retried?.receivedAt ?? 0) - (limited?.receivedAt ?? 0)).toBeGreaterThanOrEqual(100);
 });
 
-example("HT-06 README: Hold a turn for a race", async () => {
+example("HT-06 README: Hold a turn for a race", readmeLeaks, async () => {
 await using api = await createMockServer({ strict: true });
 api.enqueue(sse.chat(['first', ' turn']));
 const held = api.hold({ path: '/v1/chat/completions' }, { afterEvents: 2 });
@@ -140,7 +144,7 @@ held.release();
 expect((await agentRun).stdout).toBe('first turn\n');
 });
 
-example("HT-09 README: Record an API once, replay it in CI", async () => {
+example("HT-09 README: Record an API once, replay it in CI", readmeLeaks, async () => {
 await using upstream = await createMockServer(); // stands in for the real API here
 upstream.enqueue(sse.chat('recorded answer'));
 const cassette = join(mkdtempSync(join(tmpdir(), 'cassette-')), 'chat.json');

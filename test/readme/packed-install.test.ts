@@ -7,6 +7,10 @@ import { formatPackedInstallReport, verifyPackedInstall } from 'shimkit';
 import { expect } from 'vitest';
 import { test as example } from 'vitest';
 
+// README examples leave their mkdtemp dirs in the test's TMPDIR, which the leak sanitizer removes.
+const readmeLeaks = {
+  meta: { shimkit: { leaks: { allow: [{ file: '', count: 20, reason: 'the mkdtemp dirs of an example' }] } } },
+};
 /** greet: `greet NAME` prints a greeting through its own library; `more` opens its cli.js. */
 function writeGreet(manifest: object, more = ''): string {
   const dir = mkdtempSync(join(tmpdir(), 'greet-'));
@@ -18,7 +22,7 @@ function writeGreet(manifest: object, more = ''): string {
   return dir;
 }
 
-example("SP-12 README: Check the package you publish", async () => {
+example("SP-12 README: Check the package you publish", readmeLeaks, async () => {
 const report = await verifyPackedInstall({
   packageDir: writeGreet({ exports: './index.js', files: ['index.js', 'cli.js'] }),
   run: [{ bin: 'greet', args: ['world'], expect: { stdout: 'hello, world' } }],
@@ -38,7 +42,7 @@ expect(report.results.map((check) => check.name)).toEqual([
 expect(report.notes).toEqual(['offline: no dependencies to install from the cache']);
 });
 
-example("SP-12 README: A bin that needs a dev dependency", async () => {
+example("SP-12 README: A bin that needs a dev dependency", readmeLeaks, async () => {
 // The package's own tests pass: kleur is in its node_modules, as a dev dependency.
 const packageDir = writeGreet({ devDependencies: { kleur: '^4.1.5' } }, "import 'kleur';\n");
 

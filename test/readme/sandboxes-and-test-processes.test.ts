@@ -5,11 +5,15 @@ import { createMockBinDir, createSandbox, run, spawnProcess } from 'shimkit';
 import { expect } from 'vitest';
 import { test as example } from 'vitest';
 
+// README examples leave their mkdtemp dirs in the test's TMPDIR, which the leak sanitizer removes.
+const readmeLeaks = {
+  meta: { shimkit: { leaks: { allow: [{ file: '', count: 20, reason: 'the mkdtemp dirs of an example' }] } } },
+};
 const cli = resolve('test/fixtures/release-cli.mjs'); // the program under test
 const PROMPTS = resolve('test/fixtures/prompts.sh');
 const MENU = resolve('test/fixtures/menu.mjs'); // a terminal UI
 
-example("SP-01 README: Test a CLI that calls git and docker", async () => {
+example("SP-01 README: Test a CLI that calls git and docker", readmeLeaks, async () => {
 await using sb = createSandbox();
 await using bin = createMockBinDir();
 const git = bin.mock('git', { responses: [{ stdout: 'main\n' }, {}] });
@@ -38,7 +42,7 @@ git.assertDone();
 docker.assertDone();
 });
 
-example("SP-04 README: A failing push, seen from the CLI", async () => {
+example("SP-04 README: A failing push, seen from the CLI", readmeLeaks, async () => {
 await using sb = createSandbox();
 await using bin = createMockBinDir();
 bin.mock('git', { responses: [{ stdout: 'main\n' }, {}] });
@@ -53,7 +57,7 @@ expect(r.exitCode).toBe(1);
 expect(r.stderr).toBe('docker push failed: denied: no access\n');
 });
 
-example("SP-08 README: Answer prompts", async () => {
+example("SP-08 README: Answer prompts", readmeLeaks, async () => {
 await using p = spawnProcess('sh', [PROMPTS]);
 p.respond(/Continue\? \[y\/N\] $/, 'y\n');
 p.respond('Password: ', 'hunter2\n', { stream: 'stderr' });
@@ -62,7 +66,7 @@ expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: 0 });
 expect(p.stdout.tail()).toContain('first=y second=y password-length=7');
 });
 
-example("SP-04 README: Start a server, wait until it is ready, close the whole tree", async () => {
+example("SP-04 README: Start a server, wait until it is ready, close the whole tree", readmeLeaks, async () => {
 const server = spawnProcess('node', [
   '-e',
   "require('node:http').createServer((q, s) => s.end('ok')).listen(0, function () { console.log('listening on ' + this.address().port) })",
@@ -76,7 +80,7 @@ expect(exit.signal).toBe('SIGTERM');
 expect(server.running).toBe(false);
 });
 
-example("SP-13 README: Drive a terminal UI on a PTY", async () => {
+example("SP-13 README: Drive a terminal UI on a PTY", readmeLeaks, async () => {
 await using sb = createSandbox();
 await using bin = createMockBinDir();
 bin.mock('git', { responses: [{ stdout: 'main\n' }] });
@@ -95,7 +99,7 @@ expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: 0 });
 expect(p.screen().lines).toContain('chose deploy');
 });
 
-example("SP-13 README: A password prompt that reads /dev/tty", async () => {
+example("SP-13 README: A password prompt that reads /dev/tty", readmeLeaks, async () => {
 await using p = spawnProcess(
   'python3',
   ['-c', 'import getpass; print(len(getpass.getpass("Password: ")))'],
@@ -108,7 +112,7 @@ expect(await p.wait({ timeoutMs: 5000 })).toMatchObject({ exitCode: 0 });
 expect(p.screen().lines.slice(0, 2)).toEqual(['Password: ', '7']); // no echo
 });
 
-example("SP-13 README: run(command, args?, options?) → Promise<RunResult>", async () => {
+example("SP-13 README: run(command, args?, options?) → Promise<RunResult>", readmeLeaks, async () => {
 const r = await run('sh', ['-c', 'read -r name; echo "hi $name"'], { pty: true, input: 'Ada\n' });
 expect(r.stdout).toBe('Ada\r\nhi Ada\r\n');
 });

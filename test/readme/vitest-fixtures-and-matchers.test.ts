@@ -4,7 +4,11 @@ import { any, run } from 'shimkit';
 import { expect, test } from 'shimkit/vitest';
 import { describe as example } from 'vitest';
 
-example("VT-01 VT-02 README: vitest: fixtures and matchers", () => {
+// README examples leave their mkdtemp dirs in the test's TMPDIR, which the leak sanitizer removes.
+const readmeLeaks = {
+  meta: { shimkit: { leaks: { allow: [{ file: '', count: 20, reason: 'the mkdtemp dirs of an example' }] } } },
+};
+example("VT-01 VT-02 README: vitest: fixtures and matchers", readmeLeaks, () => {
 test('deploy pushes to origin', async ({ mockBinary }) => {
   const git = mockBinary('git', { responses: [{ match: { argsPrefix: ['push'] } }] });
   await run('git', ['push', 'origin', 'main'], { env: git.env() }); // the program under test
