@@ -163,8 +163,8 @@ export class MockBinDir {
     this.#leak = this.#persistent
       ? undefined
       : trackLeak('mock bin dir', this.root, {
-      holds: () => [...this.#mocks.values()].flatMap((mock) => mock.leakHolds()),
-      dispose: () => this.disposeSync(),
+          holds: () => [...this.#mocks.values()].flatMap((mock) => mock.leakHolds()),
+          dispose: () => this.disposeSync(),
         });
   }
 

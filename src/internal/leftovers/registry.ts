@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
 import { onProcessExit } from '../exit-cleanup.js';

@@ -1,4 +1,3 @@
-import { tmpdir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { hostTmpdir } from '../host-tmp.js';
 import { memoryTmpDir } from '../memory-tmp.js';

@@ -1,5 +1,4 @@
 import { existsSync, lstatSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { hostTmpdir } from '../host-tmp.js';
 import { removeTree } from '../remove-tree.js';
