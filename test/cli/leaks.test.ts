@@ -30,7 +30,7 @@ function pidFile(): { path: string; pid: () => number } {
 /**
  * sh that leaves `sleep 600` behind by a double fork, in its own session, and
  * exits `code`: `(setsid sleep 600 &) ; exit 0`, with the pid written to
- * `file` and a wait until setsid has exec'd sleep (else the scan may find it
+ * `file` and a wait until setsid has exec'd the sleep binary (else the scan may find it
  * still named setsid).
  */
 const doubleFork = (file: string, code: number) => [

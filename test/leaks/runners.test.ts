@@ -198,37 +198,9 @@ const argvOf = (line: ScopeLine) => line.processes.map((p) => p.argv.join(' '));
 // Fixture sources.
 
 /** Shared by the vitest fixtures (ESM): sh leaves `sleep <arg>` behind, its own session. */
-const ESCAPE = `
-import { appendFileSync, readFileSync } from 'node:fs';
-import { setTimeout as poll } from 'node:timers/promises';
-
-/** sh -c that leaves sleep <arg> behind by a double fork into a session of its own, printing its pid. */
-export const detach = (arg) => \`(setsid sleep \${arg} </dev/null >/dev/null 2>&1 & echo $!) ; exit 0\`;
-
-/** Wait for p (sh), note the pid it printed, and wait until setsid has exec'd sleep there. */
-export async function escaped(p) {
-  await p.wait({ timeoutMs: 10000 });
-  const pid = Number(p.output().trim());
-  appendFileSync(process.env.FIXTURE_PIDS, pid + '\\n');
-  for (const until = Date.now() + 10000; Date.now() < until; ) {
-    let comm;
-    try { comm = readFileSync('/proc/' + pid + '/comm', 'utf8').trim(); } catch { break; }
-    if (comm === 'sleep') break;
-    await poll(5); // a poll with a deadline, not a sleep for sync
-  }
-  return pid;
-}
-
-/** Resolve once every name exists in dir (a barrier between files), or throw after 20 s. */
-export async function barrier(dir, mine, names) {
-  const { writeFileSync, existsSync } = await import('node:fs');
-  writeFileSync(dir + '/' + mine, '');
-  for (const until = Date.now() + 20000; !names.every((n) => existsSync(dir + '/' + n)); ) {
-    if (Date.now() > until) throw new Error('the other file never started: ' + names);
-    await poll(10);
-  }
-}
-`;
+const ESCAPE = readFileSync(join(ROOT, 'test', 'fixtures', 'leak-escape.mjs'), 'utf8');
+/** The jest fixtures' copy (CJS). */
+const ESCAPE_CJS = readFileSync(join(ROOT, 'test', 'fixtures', 'leak-escape.cjs'), 'utf8');
 
 const VITEST_CONFIG = (extra = '') => `import { defineConfig } from 'vitest/config';
 export default defineConfig({ test: { setupFiles: ['shimkit/vitest/sanitize'], testTimeout: 30000, hookTimeout: 30000${extra} } });
@@ -404,20 +376,7 @@ const JEST_FILE = (
   arg: number,
 ) => `const { appendFileSync, readFileSync } = require('node:fs');
 const { createMockBinary, createSandbox, sanitize, spawnProcess } = require('shimkit');
-const { setTimeout: poll } = require('node:timers/promises');
-
-async function escaped(p) {
-  await p.wait({ timeoutMs: 10000 });
-  const pid = Number(p.output().trim());
-  appendFileSync(process.env.FIXTURE_PIDS, pid + '\\n');
-  for (const until = Date.now() + 10000; Date.now() < until; ) {
-    let comm;
-    try { comm = readFileSync('/proc/' + pid + '/comm', 'utf8').trim(); } catch { break; }
-    if (comm === 'sleep') break;
-    await poll(5); // a poll with a deadline, not a sleep for sync
-  }
-}
-const detach = (arg) => \`(setsid sleep \${arg} </dev/null >/dev/null 2>&1 & echo $!) ; exit 0\`;
+const { detach, escaped } = require('./escape.cjs');
 
 let git;
 let sb;
@@ -459,6 +418,7 @@ const jestProject = () =>
   setupFilesAfterEnv: ['shimkit/jest/sanitize'],
 };
 `,
+      'escape.cjs': ESCAPE_CJS,
       'a.test.js': JEST_FILE('a', 621),
       'b.test.js': JEST_FILE('b', 622),
     },
