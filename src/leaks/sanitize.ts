@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 import { describeValue } from '../internal/describe.js';
 import { InvalidOptionError, ShimkitError } from '../internal/errors.js';
-import { hostTmpdir, pinHostTmpdir } from '../internal/host-tmp.js';
+import { hostTmpdir, pinHostTmpdir, SCOPE_TMP_PREFIX } from '../internal/host-tmp.js';
 import { isInfrastructureFd } from '../internal/infra-fds.js';
 import { currentLeakCookie, LEAK_COOKIE_VAR, runWithLeakCookie } from '../internal/leak-cookie.js';
 import {
@@ -220,7 +220,7 @@ export class LeakScope {
       pinHostTmpdir();
       // In the host's temp dir, not in an outer scope's (paths stay short: a socket path has
       // 107 bytes), named after this process, so the leftover sweep removes it if the process is killed.
-      const temp = idleTmp ?? createTempDir('shimkit-tmp-', hostTmpdir());
+      const temp = idleTmp ?? createTempDir(SCOPE_TMP_PREFIX, hostTmpdir());
       idleTmp = undefined;
       process.env.TMPDIR = temp.path;
       this.#tmp = { dir: temp.path, temp, previous };

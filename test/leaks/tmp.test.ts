@@ -13,7 +13,8 @@ import {
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { hostTmpdir } from '../../src/internal/host-tmp.js';
 import { leftIn, makeScopeTmp, removeScopeTmp, WALK_LIMIT } from '../../src/leaks/tmp.js';
 import { testDir } from '../helpers/index.js';
 import { inSystemTmpdir } from '../helpers/leaks.js';
@@ -198,4 +199,25 @@ describe('leak sanitizer: a scope temp dir', inSystemTmpdir, () => {
       expect(statSync('/etc').mode).toBe(etcMode); // the symlink was not chmodded through
     },
   );
+});
+
+describe('leak sanitizer: the host temp dir', () => {
+  it('LK-03 SHIMKIT_HOST_TMPDIR holds while TMPDIR is a scope dir in it; a TMPDIR a test chose for a child wins', () => {
+    const host = testDir();
+    const other = testDir();
+    vi.stubEnv('SHIMKIT_HOST_TMPDIR', host);
+    try {
+      vi.stubEnv('TMPDIR', join(host, 'shimkit-tmp-AbC123'));
+      expect(hostTmpdir()).toBe(host);
+      vi.stubEnv('TMPDIR', join(host, 'mine')); // a child given a temp dir of its own
+      expect(hostTmpdir()).toBe(join(host, 'mine'));
+      vi.stubEnv('TMPDIR', join(other, 'shimkit-tmp-AbC123')); // a scope dir under another host
+      expect(hostTmpdir()).toBe(join(other, 'shimkit-tmp-AbC123'));
+      vi.stubEnv('SHIMKIT_HOST_TMPDIR', '');
+      vi.stubEnv('TMPDIR', join(host, 'shimkit-tmp-AbC123'));
+      expect(hostTmpdir()).toBe(join(host, 'shimkit-tmp-AbC123'));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });
