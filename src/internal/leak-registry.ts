@@ -29,7 +29,8 @@ export type LeakKind =
  * process), a line each; `dispose()` ends it after the report.
  */
 export interface LeakSubject {
-  holds?: () => string[];
+  /** `onProcessLine`: it is shown as its process (found by the scan), so that it runs goes unsaid. */
+  holds?: (onProcessLine?: boolean) => string[];
   /**
    * For a process: whether it still runs. Then that alone says whether it
    * is left behind, disposed or not (a `close()` not awaited is a settle).

@@ -73,6 +73,7 @@ export function formatReport(report: LeakReport, self: number = process.pid): st
     lines.push(`  process  ${formatLeakedProcess(p, self)}`);
     const notes: string[] = [];
     if (p.startedBy) notes.push(`started by ${originText(p.startedBy)}`);
+    for (const hold of p.holds ?? []) notes.push(`holds: ${hold}`);
     if (p.killedNotAwaited)
       notes.push(`killed but not awaited: it outlived the ${report.settleMs} ms settle`);
     if (p.allowed) notes.push(`allowed: ${p.allowed}`);

@@ -57,6 +57,11 @@ export interface ReportedProcess extends LeakedProcess {
   startedBy: LeakOrigin | undefined;
   /** It was killed (or its object closed) in the test, but not awaited, and outlived the settle (LK-04). */
   killedNotAwaited: boolean;
+  /**
+   * What its own shimkit object (a `spawnProcess` process, a PTY session)
+   * still held, a line each: its foreground process, output no wait read.
+   */
+  holds?: string[];
   /** The allow-list entry's reason, when one allowed it. */
   allowed?: string;
 }
@@ -288,6 +293,7 @@ export class LeakScope {
     const settledMs = Math.max(0, Math.min(performance.now(), deadline) - began);
 
     const allow = new AllowList(this.#policy.allow);
+    const heldShown = new Set<Tracked>();
     const processes: ReportedProcess[] = found.map((p) => {
       const owner = ownerOf(p, byPid, byId);
       const reported: ReportedProcess = {
@@ -295,6 +301,13 @@ export class LeakScope {
         startedBy: owner && originOf(owner),
         killedNotAwaited: owner?.settling !== undefined,
       };
+      // A process object (spawnProcess, a PTY session) is shown as its process, not as an
+      // object: what it holds goes with the first process it is the owner of.
+      if (owner?.subject.alive && !heldShown.has(owner)) {
+        heldShown.add(owner);
+        const holds = holdsOf(owner, true);
+        if (holds.length > 0) reported.holds = holds;
+      }
       const allowed = allow.take('argv', p.argv.join(' '));
       if (allowed) reported.allowed = allowed.reason;
       return reported;
@@ -476,9 +489,9 @@ function originOf(t: Tracked): LeakOrigin {
   return { id: t.id, kind: t.kind, name: t.name, madeAt: madeAt(t.made.stack) };
 }
 
-function holdsOf(t: Tracked): string[] {
+function holdsOf(t: Tracked, onProcessLine = false): string[] {
   try {
-    return t.subject.holds?.() ?? [];
+    return t.subject.holds?.(onProcessLine) ?? [];
   } catch (error) {
     return [`could not read what it holds: ${(error as Error)?.message ?? String(error)}`];
   }

@@ -188,6 +188,7 @@ export class MockBinDir {
     this.#assertLive();
     validateBinaryName(name, this.platform);
     const resolved = resolveOptions(name, options, this.platform); // type and key checks first
+    if (this.#leak !== undefined) resolved.config.leakOrigin = this.#leak.id;
     if ('tmpDir' in options || 'platform' in options) {
       throw new InvalidOptionError(
         `bin.mock(${JSON.stringify(name)}): \`tmpDir\` and \`platform\` belong to createMockBinDir(), not to one mock.`,

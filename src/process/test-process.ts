@@ -166,7 +166,7 @@ export class TestProcess {
         this.commandLine,
         {
           alive: () => this.running,
-          holds: () => this.leakHolds(),
+          holds: (onProcessLine) => this.leakHolds(onProcessLine),
           dispose: () => this.close(),
           pids: () => [this.pid],
         },
@@ -176,10 +176,11 @@ export class TestProcess {
   }
 
   /** @internal What the leak sanitizer reports of a process still running at the test's end (LK-02). */
-  leakHolds(): string[] {
+  leakHolds(onProcessLine = false): string[] {
     if (!this.running) return [];
     return holdLines({
-      'whether it runs': () => `still running (pid ${this.pid}, ${this.#age()})`,
+      'whether it runs': () =>
+        onProcessLine ? undefined : `still running (pid ${this.pid}, ${this.#age()})`,
       'its terminal': () => {
         if (!this.#pty) return undefined;
         const found = terminalForeground(this.pid);

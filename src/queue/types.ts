@@ -222,6 +222,12 @@ export interface WireConfig {
    */
   leakCookie?: string;
   /**
+   * The id of the leak sanitizer's record of the mock's dir (LK-01): a
+   * passthrough gives it to the real command as `SHIMKIT_LEAK_ORIGIN`, so a
+   * process it leaves behind names the mock even once its parents are gone.
+   */
+  leakOrigin?: number;
+  /**
    * The POSIX shim serves static responses itself (requirement PERF-07), with
    * what it found on this machine; absent: every call runs the runner.
    */

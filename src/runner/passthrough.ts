@@ -3,6 +3,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
 import { fnv1a } from '../internal/fnv.js';
 import { addLeakCookie, LEAK_COOKIE_VAR } from '../internal/leak-cookie.js';
+import { LEAK_ORIGIN_VAR } from '../internal/leak-registry.js';
 import { MAX_TIMER_MS } from '../internal/limits.js';
 import { killTree } from '../process/tree.js';
 import { type WindowsSpawn, windowsSpawn } from '../process/windows-command.js';
@@ -102,6 +103,9 @@ export function locateReal(claim: Claim): string | RealEnd {
     // The leak sanitizer's cookie (LK-01): the call's own, else the one open when the mock was made.
     if (claim.config.leakCookie !== undefined)
       addLeakCookie(process.env, { [LEAK_COOKIE_VAR]: claim.config.leakCookie });
+    // …and the mock, by its record's id, for what it leaves once its parents are gone.
+    if (claim.config.leakOrigin !== undefined)
+      process.env[LEAK_ORIGIN_VAR] = String(claim.config.leakOrigin);
     return real;
   }
   return {

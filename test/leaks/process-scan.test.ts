@@ -171,6 +171,70 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
     expect(report.processes.map((x) => x.pid)).not.toContain(runner);
   });
 
+  it("LK-01 a grandchild a mock's passthrough left behind, its parents gone, names the mock and the line that made it", async () => {
+    const dir = testDir();
+    const leaks = scope('passthrough grandchild');
+    const bash = createMockBinary('bash', { spy: true }); // every call runs the real bash
+    // The caller has no cookie; the real bash backgrounds a sleep and exits, so does the runner.
+    const caller = spawn('bash', ['-c', 'sleep 606 >/dev/null 2>&1 & echo $!'], {
+      cwd: dir,
+      env: { PATH: `${bash.dir}${delimiter}${process.env.PATH}` },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let printed = '';
+    caller.stdout.on('data', (chunk: Buffer) => {
+      printed += chunk;
+    });
+    await new Promise<void>((done) => caller.once('close', () => done()));
+    const pid = Number(printed.trim());
+    killAtEnd(pid);
+    bash.dispose();
+    await vi.waitFor(
+      () => expect(findCookieProcesses(leaks.cookie)?.map((x) => x.pid)).toContain(pid),
+      {
+        timeout: 10_000,
+        interval: 10,
+      },
+    );
+
+    const report = await leaks.check();
+    const found = foundAndKilled(report, pid);
+    expect(found.parents.map((link) => link.pid)).not.toContain(process.pid); // reparented away
+    expect(found.startedBy).toMatchObject({ kind: 'mock binary', name: 'bash' });
+    expect(found.startedBy?.madeAt).toMatch(/process-scan\.test\.ts:\d+$/);
+    expect(sanitize.format(report)).toContain(
+      `started by mock binary \`bash\` made at ${found.startedBy?.madeAt}`,
+    );
+  });
+
+  it('LK-02 a PTY session still running is shown as its process, with its foreground process and the output no wait read', async () => {
+    const leaks = scope('pty holds');
+    const p = spawnProcess('sh', ['-c', 'echo $$; echo unread; exec sleep 607'], { pty: true });
+    onTestFinished(() => p.close().then(() => {}));
+    const pid = await printedPid(() => p.output().replace(/\r/g, ''));
+    await vi.waitFor(() => expect(p.output()).toContain('unread'), {
+      timeout: 10_000,
+      interval: 10,
+    });
+    await vi.waitFor(
+      () =>
+        expect(findCookieProcesses(leaks.cookie)?.map((x) => x.argv)).toContainEqual([
+          'sleep',
+          '607',
+        ]),
+      { timeout: 10_000, interval: 10 },
+    );
+    const report = await leaks.check();
+    const found = foundAndKilled(report, pid);
+    expect(found.startedBy).toMatchObject({ kind: 'PTY session' });
+    expect(found.holds, sanitize.format(report)).toEqual([
+      `PTY foreground: sleep (pid ${pid})`,
+      expect.stringMatching(/^\d+ B of terminal output not read by a wait$/),
+    ]);
+    expect(report.objects).toEqual([]); // not twice: as an object too
+    expect(sanitize.format(report)).toContain(`holds: PTY foreground: sleep (pid ${pid})`);
+  });
+
   it('LK-01 a process started with an explicit env that lacks the cookie gets it: a sandbox, run() with env, proxyStdio', async () => {
     const dir = testDir();
     const leaks = scope('explicit env');
