@@ -72,6 +72,7 @@ const IDS = {
   'Record an API once, replay it in CI': 'HT-09',
   'Check the package you publish': 'SP-12',
   'A bin that needs a dev dependency': 'SP-12',
+  'Check a scope by hand': 'LK-01 LK-02',
 };
 
 /** Every fenced block of the README: language, text, first line (1-based) and the headings above it. */

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { kindOf, type ReadmeBlock, readmeBlocks } from '../scripts/readme-snippets.mjs';
 import { serverTestDir } from './cli/server-helpers.js';
 import { python3, runCommand, testDir } from './helpers/index.js';
+import { withoutLeakVars } from './helpers/leaks.js';
 
 const REPO = new URL('..', import.meta.url).pathname;
 const GENERATOR = join(REPO, 'scripts', 'readme-snippets.mjs');
@@ -75,6 +76,7 @@ describe('README.md: every example runs as it is printed', () => {
         'bash Play the model from any language: `shimkit serve --playbook`',
         'go From bash, pytest or Go: the `shimkit` command',
         'js jest and node:test',
+        'js Three leaks, as vitest prints them',
         'python From bash, pytest or Go: the `shimkit` command',
         'sh Quick start',
         'sh Quick start',
@@ -118,6 +120,56 @@ describe('README.md: every example runs as it is printed', () => {
     expect(r.code, out).toBe(0);
     expect(out).toMatch(/Tests: +1 passed, 1 total/);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'LK-01 LK-02 LK-07 the three leaks fail under vitest with shimkit/vitest/sanitize, each with the block README.md prints',
+    async () => {
+      const dir = project();
+      copy(block('js', 'Three leaks, as vitest prints them'), dir, 'app.test.js');
+      symlinkSync(join(REPO, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'));
+      writeFileSync(
+        join(dir, 'package.json'),
+        '{ "name": "app", "private": true, "type": "module" }\n',
+      );
+      writeFileSync(
+        join(dir, 'vitest.config.js'),
+        "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { setupFiles: ['shimkit/vitest/sanitize'] } });\n",
+      );
+      const env: NodeJS.ProcessEnv = {
+        ...withoutLeakVars(process.env),
+        TMPDIR: testDir(),
+        CI: 'true',
+        NO_COLOR: '1',
+      };
+      for (const name of Object.keys(env)) if (name.startsWith('VITEST')) delete env[name];
+      const r = await runCommand(
+        process.execPath,
+        [join(REPO, 'node_modules', 'vitest', 'vitest.mjs'), 'run'],
+        { cwd: dir, env, timeout: 60_000 },
+      );
+      const out = r.stdout.toString() + r.stderr.toString();
+      expect(r.code, out).toBe(1);
+      expect(out).toMatch(/Tests +3 failed \(3\)/);
+      // The README's block, and the run's: each FAIL line and its report, with pids,
+      // ports, sizes, times and absolute paths made alike (they differ from run to run).
+      const printed = readmeBlocks().find(
+        (b) => b.lang === '' && b.heading === 'Three leaks, as vitest prints them',
+      );
+      const normal = (text: string) =>
+        text
+          .split('\n')
+          .filter((line) => /^(FAIL|LeakError| {2}\S| {11}\S)/.test(line))
+          .map((line) =>
+            line
+              .trim()
+              .replace(/; waited \d+ ms for what was ending/, '')
+              .replace(/(^|[\s(])\/[^\s)\]]+/g, '$1PATH')
+              .replace(/\d+/g, 'N'),
+          );
+      const ran = normal(out.replace(/^ FAIL {2}/gm, 'FAIL  '));
+      expect(ran).toEqual(normal(printed?.code ?? ''));
+    },
+  );
 
   it('CLI-01 the bats example, run by bats from the project root', async () => {
     const dir = project();
