@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { chmodSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { InvalidOptionError, ShimkitError } from './errors.js';
@@ -46,6 +46,7 @@ export function createTempDir(prefix: string, parent?: string): TempDir {
   } catch (error) {
     throw missingParentError(parent, error) ?? error;
   }
+  chmodSync(path, 0o700); // the umask may have taken bits from the mode: the owner must write in it
   // In os.tmpdir() or the host's (a leak sanitizer scope's TMPDIR is in the host's, named after this process): swept.
   const elsewhere =
     parent !== undefined &&

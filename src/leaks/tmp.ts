@@ -1,13 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  type Dirent,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  rmSync,
-} from 'node:fs';
+import { chmodSync, type Dirent, existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { displayName } from '../internal/display-name.js';
 import { removeTree } from '../internal/remove-tree.js';
@@ -47,31 +39,6 @@ export interface Leftovers {
 
 /** Entries read at most by one `leftIn`: the report says so when there are more. */
 export const WALK_LIMIT = 5000;
-
-/** Longest safe name kept from a scope's name. */
-const MAX_NAME = 64;
-
-/**
- * Create a private (0700, whatever the umask) dir in `base` for one scope,
- * named after `name` made safe (`1234-5678-9` → `scope-1234-5678-9`: only
- * letters, digits, `.`, `_` and `-`, at most 64 characters); a random suffix
- * is added should that name exist. Returns its path.
- * @example makeScopeTmp(root, scope.cookie) // '/tmp/shimkit-leaks-…/scope-4100-98231-3'
- */
-export function makeScopeTmp(base: string, name: string): string {
-  const safe = `scope-${name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, MAX_NAME)}`;
-  for (let attempt = 0; ; attempt += 1) {
-    const path = join(base, attempt === 0 ? safe : `${safe}-${randomBytes(4).toString('hex')}`);
-    try {
-      mkdirSync(path, { mode: 0o700 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 8) continue;
-      throw error;
-    }
-    chmodSync(path, 0o700); // the umask may have taken bits from the mode
-    return path;
-  }
-}
 
 /**
  * What is left in `dir`: its top-level entries (the first `limit` by name,

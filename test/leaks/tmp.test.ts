@@ -14,8 +14,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { sanitize } from '../../src/index.js';
 import { hostTmpdir } from '../../src/internal/host-tmp.js';
-import { leftIn, makeScopeTmp, removeScopeTmp, WALK_LIMIT } from '../../src/leaks/tmp.js';
+import { leftIn, removeScopeTmp, WALK_LIMIT } from '../../src/leaks/tmp.js';
 import { testDir } from '../helpers/index.js';
 import { inSystemTmpdir } from '../helpers/leaks.js';
 
@@ -28,7 +29,8 @@ const LONG = 'L'.repeat(255);
 /** A scope dir in a fresh test dir, filled with files, nested dirs, odd names and a symlink out of it. */
 function filledScope(): { base: string; scope: string; outside: string } {
   const base = testDir();
-  const scope = makeScopeTmp(base, '1234-5678-9');
+  const scope = join(base, 'scope');
+  mkdirSync(scope, { mode: 0o700 });
   const outside = join(base, 'outside');
   mkdirSync(outside);
   writeFileSync(join(outside, 'keep.txt'), 'precious');
@@ -46,27 +48,6 @@ function filledScope(): { base: string; scope: string; outside: string } {
 // The sweep, the registry or another user work in the system temp dir itself:
 // the leak sanitizer's per-test TMPDIR is off here (inSystemTmpdir).
 describe('leak sanitizer: a scope temp dir', inSystemTmpdir, () => {
-  it('LK-03 a scope dir is private (0700 under any umask), named safely from the cookie, and never reused', () => {
-    const base = testDir();
-    const previous = process.umask(0o277);
-    let first: string;
-    try {
-      first = makeScopeTmp(base, '1234-5678-9');
-    } finally {
-      process.umask(previous);
-    }
-    expect(first).toBe(join(base, 'scope-1234-5678-9'));
-    if (posix) expect(statSync(first).mode & 0o777).toBe(0o700);
-    const again = makeScopeTmp(base, '1234-5678-9');
-    expect(again).toMatch(/scope-1234-5678-9-[0-9a-f]{8}$/);
-    const odd = makeScopeTmp(base, `../../x\ny/${'z'.repeat(300)}`);
-    expect(odd.startsWith(join(base, 'scope-.._.._x_y_z'))).toBe(true);
-    expect(readdirSync(base).sort()).toEqual(
-      ['scope-1234-5678-9', again.slice(base.length + 1), odd.slice(base.length + 1)].sort(),
-    );
-    expect(odd.length - base.length - 1).toBe('scope-'.length + 64);
-  });
-
   it('LK-03 what is left is listed by name with kind, size and count below; symlinks are not followed; odd names are shown escaped', () => {
     const { scope } = filledScope();
     if (posix) expect(spawnSync('mkfifo', [join(scope, 'fifo')]).status).toBe(0);
@@ -86,7 +67,7 @@ describe('leak sanitizer: a scope temp dir', inSystemTmpdir, () => {
   });
 
   it.skipIf(!posix)('LK-03 a unix socket left in the dir is listed as one', async () => {
-    const scope = makeScopeTmp(testDir(), 's');
+    const scope = testDir();
     const server = createServer();
     onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
     await new Promise<void>((resolve) => server.listen(join(scope, 's.sock'), resolve));
@@ -98,7 +79,7 @@ describe('leak sanitizer: a scope temp dir', inSystemTmpdir, () => {
   });
 
   it('LK-03 an empty or missing dir has nothing left; a walk stops at its bound and says so', () => {
-    const scope = makeScopeTmp(testDir(), 'big');
+    const scope = testDir();
     expect(leftIn(scope)).toEqual({ entries: [], total: 0, complete: true });
     expect(leftIn(join(scope, 'missing'))).toEqual({ entries: [], total: 0, complete: true });
     mkdirSync(join(scope, 'd'));
@@ -169,9 +150,9 @@ describe('leak sanitizer: a scope temp dir', inSystemTmpdir, () => {
       mkdirSync(work);
       chownSync(work, 65534, 65534);
       const script = `
-        const { makeScopeTmp, removeScopeTmp, leftIn } = require(${JSON.stringify(bundle)});
+        const { removeScopeTmp, leftIn } = require(${JSON.stringify(bundle)});
         const fs = require('node:fs');
-        const scope = makeScopeTmp(${JSON.stringify(work)}, 'ro');
+        const scope = fs.mkdtempSync(${JSON.stringify(work)} + '/scope-');
         fs.mkdirSync(scope + '/ro/inner', { recursive: true });
         fs.writeFileSync(scope + '/ro/inner/f', 'f');
         fs.symlinkSync('/etc', scope + '/ro/etc');
@@ -219,5 +200,33 @@ describe('leak sanitizer: the host temp dir', () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+
+  it("LK-03 a scope's TMPDIR is private (0700 under any umask) in the host temp dir; an empty one is kept for the next scope, one that held files is removed", async () => {
+    const previous = process.umask(0o277);
+    let a: ReturnType<typeof sanitize.begin>;
+    try {
+      a = sanitize.begin('tmp a', { fds: false });
+    } finally {
+      process.umask(previous);
+    }
+    const first = process.env.TMPDIR as string;
+    expect(first.startsWith(join(hostTmpdir(), 'shimkit-tmp-'))).toBe(true);
+    expect(hostTmpdir()).not.toBe(first); // the host's, not the scope's
+    if (posix) expect(statSync(first).mode & 0o777).toBe(0o700);
+    expect((await a.check()).files).toEqual([]);
+    expect(existsSync(first)).toBe(true); // empty: kept for the next scope
+
+    const b = sanitize.begin('tmp b', { fds: false });
+    expect(process.env.TMPDIR).toBe(first);
+    writeFileSync(join(first, 'left.txt'), 'x');
+    const rb = await b.check();
+    expect(rb.files.map((f) => f.path)).toEqual(['left.txt']);
+    expect(existsSync(first)).toBe(false);
+
+    const c = sanitize.begin('tmp c', { fds: false });
+    const third = process.env.TMPDIR as string;
+    expect(third).not.toBe(first);
+    await c.check();
   });
 });
