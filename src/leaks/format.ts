@@ -54,6 +54,18 @@ function argvText(argv: readonly string[]): string {
 
 /** How many lines of a creation stack a block shows. */
 const STACK_LINES = 4;
+/** How many processes, objects, descriptors and files a block shows of each (the JSON report has all). */
+export const SHOWN_PER_KIND = 20;
+
+/** The first `SHOWN_PER_KIND` of `all`, and a line for the rest. */
+function shownOf<T>(all: readonly T[], kind: string): { shown: readonly T[]; more: string[] } {
+  if (all.length <= SHOWN_PER_KIND) return { shown: all, more: [] };
+  const rest = all.length - SHOWN_PER_KIND;
+  return {
+    shown: all.slice(0, SHOWN_PER_KIND),
+    more: [`  … and ${rest} more ${kind}, not shown (SHIMKIT_LEAKS_JSON=path writes every one)`],
+  };
+}
 
 /**
  * One readable block for a report (LK-07): a line per thing left behind,
@@ -69,7 +81,8 @@ export function formatReport(report: LeakReport, self: number = process.pid): st
   const lines = [
     `shimkit leak sanitizer (${verdict}): ${what} ${JSON.stringify(report.label)} left ${count(blamed, 'thing')} behind${blamed < shown.length ? ` (and ${shown.length - blamed} allowed)` : ''}:`,
   ];
-  for (const p of report.processes) {
+  const processes = shownOf(report.processes, 'processes');
+  for (const p of processes.shown) {
     lines.push(`  process  ${formatLeakedProcess(p, self)}`);
     const notes: string[] = [];
     if (p.startedBy) notes.push(`started by ${originText(p.startedBy)}`);
@@ -79,7 +92,9 @@ export function formatReport(report: LeakReport, self: number = process.pid): st
     if (p.allowed) notes.push(`allowed: ${p.allowed}`);
     for (const note of notes) lines.push(`           ${note}`);
   }
-  for (const o of report.objects) {
+  lines.push(...processes.more);
+  const objects = shownOf(report.objects, 'objects');
+  for (const o of objects.shown) {
     lines.push(
       `  ${o.kind === 'process' || o.kind === 'PTY session' ? 'process ' : 'object  '} ${originText(o)}${o.killedNotAwaited ? ' (disposed but not awaited)' : ''}`,
     );
@@ -90,16 +105,21 @@ export function formatReport(report: LeakReport, self: number = process.pid): st
     }
     if (o.allowed) lines.push(`           allowed: ${o.allowed}`);
   }
-  for (const fd of report.fds) {
+  lines.push(...objects.more);
+  const fds = shownOf(report.fds, 'descriptors');
+  for (const fd of fds.shown) {
     lines.push(`  fd       ${fd.description}${fd.allowed ? `  (allowed: ${fd.allowed})` : ''}`);
   }
-  for (const f of report.files) {
+  lines.push(...fds.more);
+  const files = shownOf(report.files, 'files');
+  for (const f of files.shown) {
     const size = f.bytes === undefined ? '' : ` (${f.bytes} B)`;
     const inside = f.inside === undefined ? '' : ` (${count(f.inside, 'entry', 'entries')} inside)`;
     lines.push(
       `  file     ${f.kind} $TMPDIR/${f.path}${size}${inside}${f.allowed ? `  (allowed: ${f.allowed})` : ''}`,
     );
   }
+  lines.push(...files.more);
   const done: string[] = [];
   if (report.killed.length > 0)
     done.push(`killed ${count(report.killed.length, 'process', 'processes')}`);

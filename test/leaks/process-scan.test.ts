@@ -287,6 +287,27 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
     expect(foundAndKilled(report, pid).argv).toEqual(['sleep', '605']);
   });
 
+  it('LK-01 LK-07 thirty leaked processes: all found and killed, the block shows twenty and says how many more', async () => {
+    const leaks = scope('thirty');
+    const pids: number[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const child = spawn('sleep', ['608'], { stdio: 'ignore', detached: true });
+      child.unref();
+      pids.push(child.pid as number);
+      killAtEnd(child.pid as number);
+    }
+    const report = await leaks.check();
+    for (const pid of pids) foundAndKilled(report, pid);
+    const text = sanitize.format(report);
+    expect(text.split('\n').filter((line) => line.startsWith('  process  sleep 608'))).toHaveLength(
+      20,
+    );
+    expect(text).toContain(
+      '  … and 10 more processes, not shown (SHIMKIT_LEAKS_JSON=path writes every one)',
+    );
+    expect(text).toContain('left 30 things behind');
+  });
+
   it('LK-01 nothing is reported when nothing leaked, and the scope restores process.env', async () => {
     const before = process.env.SHIMKIT_LEAK_COOKIE;
     const leaks = sanitize.begin('clean');
