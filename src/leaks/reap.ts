@@ -1,4 +1,5 @@
 import { isDeadState, readStat } from '../internal/proc.js';
+import { realDelay, realNow } from '../internal/real-timers.js';
 import type { LeakedProcess } from './scan.js';
 
 /** What `killAndReap` did. */
@@ -33,11 +34,11 @@ export async function killAndReap(
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') remaining.push(p.pid);
     }
   }
-  const deadline = Date.now() + waitMs;
+  const deadline = realNow() + waitMs;
   while (pending.size > 0) {
     for (const p of pending) if (gone(p)) pending.delete(p);
-    if (pending.size === 0 || Date.now() >= deadline) break;
-    await new Promise<void>((resolve) => setTimeout(resolve, POLL_MS));
+    if (pending.size === 0 || realNow() >= deadline) break;
+    await realDelay(POLL_MS);
   }
   remaining.push(...[...pending].map((p) => p.pid));
   const left = new Set(remaining);

@@ -13,6 +13,7 @@ import {
   type Tracked,
   trackedIn,
 } from '../internal/leak-registry.js';
+import { realDelay, realNow, realTimeout } from '../internal/real-timers.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
 import { describeFds, type FdTable, fdDiff, fdSnapshot, type OpenedFd } from './fds.js';
 import { formatReport } from './format.js';
@@ -266,7 +267,7 @@ export class LeakScope {
   }
 
   async #check(): Promise<LeakReport> {
-    const began = performance.now();
+    const began = realNow();
     const modes = this.#policy.modes;
     const tracked = trackedIn(this.cookie);
     const byId = new Map(tracked.map((t) => [t.id, t]));
@@ -285,12 +286,12 @@ export class LeakScope {
       if (now === undefined) scanned = false;
       else found = now;
       // A process signalled but not yet gone, or one whose object is closing: waited for too.
-      while (found.some((p) => dying(p, byPid, byId)) && performance.now() < deadline) {
-        await delay(SETTLE_POLL_MS);
+      while (found.some((p) => dying(p, byPid, byId)) && realNow() < deadline) {
+        await realDelay(SETTLE_POLL_MS);
         found = findCookieProcesses(this.cookie, { since: this.#since }) ?? [];
       }
     }
-    const settledMs = Math.max(0, Math.min(performance.now(), deadline) - began);
+    const settledMs = Math.max(0, Math.min(realNow(), deadline) - began);
 
     const allow = new AllowList(this.#policy.allow);
     const heldShown = new Set<Tracked>();
@@ -339,9 +340,9 @@ export class LeakScope {
               return object;
             });
 
-    // Clean up: what is found never spills into the next test (LK-06).
+    // Clean up: what is found never spills into the next test (LK-06). The processes go
+    // first, so a process object's dispose finds its process gone (and waits on no timer).
     const leaked = tracked.filter(leftBehind);
-    await Promise.all(leaked.map((t) => disposeQuietly(t)));
     const killed = new Set<number>();
     let remaining: number[] = [];
     let fds: LeakedFd[] = [];
@@ -356,6 +357,9 @@ export class LeakScope {
         const again = findCookieProcesses(this.cookie, { since: this.#since }) ?? [];
         fresh = again.filter((p) => !killed.has(p.pid) && !remaining.includes(p.pid));
       }
+      // A process object whose process is gone now needs no dispose (its close may be
+      // waiting on timers a test faked and left faked).
+      await Promise.all(leaked.filter(leftBehind).map((t) => disposeQuietly(t)));
       // After the objects are disposed: their own descriptors and files are explained by them.
       fds = await this.#openedFds(deadline, allow);
       if (this.#tmp) {
@@ -400,7 +404,7 @@ export class LeakScope {
       settledMs,
       failed,
       warned,
-      ms: performance.now() - began,
+      ms: realNow() - began,
     };
     writeJsonReport(report);
     return report;
@@ -428,9 +432,9 @@ export class LeakScope {
     };
     let left = openNow();
     // One closing on the next tick gets a few polls even when the settle's time is spent.
-    const until = Math.max(deadline, performance.now() + 5 * SETTLE_POLL_MS);
-    while (left.length > 0 && performance.now() < until) {
-      await delay(SETTLE_POLL_MS);
+    const until = Math.max(deadline, realNow() + 5 * SETTLE_POLL_MS);
+    while (left.length > 0 && realNow() < until) {
+      await realDelay(SETTLE_POLL_MS);
       left = openNow();
     }
     for (const fd of left) {
@@ -539,31 +543,31 @@ function fatalSignalPending(pid: number): boolean {
 }
 
 async function settle(ending: readonly Tracked[], deadline: number): Promise<void> {
-  const left = deadline - performance.now();
+  const left = deadline - realNow();
   if (left <= 0) return;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: { clear(): void } | undefined;
   await Promise.race([
     Promise.allSettled(ending.map((t) => t.settling)),
     new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, left);
+      timer = realTimeout(resolve, left);
     }),
   ]);
-  clearTimeout(timer);
+  timer?.clear();
 }
 
 async function disposeQuietly(t: Tracked): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: { clear(): void } | undefined;
   try {
     await Promise.race([
       Promise.resolve()
         .then(() => t.subject.dispose())
         .catch(() => {}),
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, DISPOSE_LIMIT_MS);
+        timer = realTimeout(resolve, DISPOSE_LIMIT_MS);
       }),
     ]);
   } finally {
-    clearTimeout(timer);
+    timer?.clear();
   }
 }
 
@@ -574,10 +578,6 @@ function fdKey(fd: OpenedFd): string {
 function diffNow(before: FdTable): OpenedFd[] {
   const after = fdSnapshot();
   return after === undefined ? [] : fdDiff(before, after).filter((o) => !isInfrastructureFd(o.fd));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** `SHIMKIT_LEAKS_JSON=path`: a line of JSON per scope that found something (LK-07). */

@@ -308,6 +308,22 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
     expect(text).toContain('left 30 things behind');
   });
 
+  it('LK-04 a test that faked the timers and left them faked: check() still settles, kills and returns on real time', async () => {
+    const leaks = scope('fake timers');
+    vi.useFakeTimers();
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const p = spawnProcess('sh', ['-c', 'trap "" TERM; echo $$; exec sleep 609']);
+    const pid = await printedPid(() => p.output());
+    void p.close(); // SIGTERM (ignored), then SIGKILL after a grace period: a faked timer
+    const report = await leaks.check();
+    const found = foundAndKilled(report, pid);
+    expect(found.killedNotAwaited).toBe(true);
+    expect(report.settledMs).toBeGreaterThanOrEqual(report.settleMs - 1);
+    expect(report.ms).toBeLessThan(report.settleMs + 4000); // no 5 s dispose limit waited out
+  });
+
   it('LK-01 nothing is reported when nothing leaked, and the scope restores process.env', async () => {
     const before = process.env.SHIMKIT_LEAK_COOKIE;
     const leaks = sanitize.begin('clean');
