@@ -173,7 +173,7 @@ describe.runIf(linux)('shimkit leaks -- CMD (Linux /proc)', () => {
 
   it("LK-07 the README's transcript is what shimkit leaks prints (pids, cwd and parents aside)", async () => {
     const transcript = readmeBlocks().filter(
-      (b) => b.heading === 'Find what a test left behind' && b.code.includes('$ shimkit leaks'),
+      (b) => b.section === 'Find what a test left behind' && b.code.includes('$ shimkit leaks'),
     );
     expect(transcript).toHaveLength(1);
     const printed = (transcript[0]?.code ?? '')
