@@ -358,7 +358,10 @@ export class LeakScope {
         fresh = again.filter((p) => !killed.has(p.pid) && !remaining.includes(p.pid));
       }
       // A process object whose process is gone now needs no dispose (its close may be
-      // waiting on timers a test faked and left faked).
+      // waiting on timers a test faked and left faked): its exit event comes on a next turn.
+      const reaped = leaked.filter((t) => t.subject.pids?.().every((pid) => killed.has(pid)));
+      const until = realNow() + this.#waitMs;
+      while (reaped.some(leftBehind) && realNow() < until) await realDelay(1);
       await Promise.all(leaked.filter(leftBehind).map((t) => disposeQuietly(t)));
       // After the objects are disposed: their own descriptors and files are explained by them.
       fds = await this.#openedFds(deadline, allow);

@@ -209,7 +209,9 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
 
   it('LK-02 a PTY session still running is shown as its process, with its foreground process and the output no wait read', async () => {
     const leaks = scope('pty holds');
-    const p = spawnProcess('sh', ['-c', 'echo $$; echo unread; exec sleep 607'], { pty: true });
+    const p = spawnProcess('sh', ['-c', 'echo $$; echo unread; exec tail -f /dev/null'], {
+      pty: true,
+    });
     onTestFinished(() => p.close().then(() => {}));
     const pid = await printedPid(() => p.output().replace(/\r/g, ''));
     await vi.waitFor(() => expect(p.output()).toContain('unread'), {
@@ -219,8 +221,9 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
     await vi.waitFor(
       () =>
         expect(findCookieProcesses(leaks.cookie)?.map((x) => x.argv)).toContainEqual([
-          'sleep',
-          '607',
+          'tail',
+          '-f',
+          '/dev/null',
         ]),
       { timeout: 10_000, interval: 10 },
     );
@@ -228,11 +231,11 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
     const found = foundAndKilled(report, pid);
     expect(found.startedBy).toMatchObject({ kind: 'PTY session' });
     expect(found.holds, sanitize.format(report)).toEqual([
-      `PTY foreground: sleep (pid ${pid})`,
+      `PTY foreground: tail (pid ${pid})`,
       expect.stringMatching(/^\d+ B of terminal output not read by a wait$/),
     ]);
     expect(report.objects).toEqual([]); // not twice: as an object too
-    expect(sanitize.format(report)).toContain(`holds: PTY foreground: sleep (pid ${pid})`);
+    expect(sanitize.format(report)).toContain(`holds: PTY foreground: tail (pid ${pid})`);
   });
 
   it('LK-01 a process started with an explicit env that lacks the cookie gets it: a sandbox, run() with env, proxyStdio', async () => {
