@@ -166,8 +166,13 @@ describe('README.md: every example runs as it is printed', () => {
               .replace(/(^|[\s(])\/[^\s)\]]+/g, '$1PATH')
               .replace(/\d+/g, 'N'),
           );
-      const ran = normal(out.replace(/^ FAIL {2}/gm, 'FAIL  '));
-      expect(ran).toEqual(normal(printed?.code ?? ''));
+      // Bytes "not read" are those still in the sockets' kernel buffers: undici may have
+      // taken them into its own memory by then, on a busy machine. That line may be absent.
+      const unread = 'holds: N B written to clients and not read by them';
+      const ran = normal(out.replace(/^ FAIL {2}/gm, 'FAIL  ')).filter((line) => line !== unread);
+      const shown = normal(printed?.code ?? '');
+      expect(shown).toContain(unread);
+      expect(ran, out).toEqual(shown.filter((line) => line !== unread));
     },
   );
 

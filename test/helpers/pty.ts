@@ -32,11 +32,15 @@ export function spares(parent = process.pid): number[] {
     .map(Number);
 }
 
-/** Wait until this process has exactly one spare; its pid. */
-export function theSpare(): Promise<number> {
+/**
+ * Wait until this process has exactly one spare, not counting those in
+ * `old` (a spare an earlier test file's copy of the module started, in a
+ * worker that runs file after file, idles out on its own); its pid.
+ */
+export function theSpare(old: ReadonlySet<number> = new Set()): Promise<number> {
   return vi.waitFor(
     () => {
-      const found = spares();
+      const found = spares().filter((pid) => !old.has(pid));
       expect(found).toHaveLength(1);
       return found[0] as number;
     },

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { isAlive } from '../../helpers/index.js';
-import { spawned, theSpare } from '../../helpers/pty.js';
+import { spares, spawned, theSpare } from '../../helpers/pty.js';
 
 const DIST = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
 
@@ -13,9 +13,10 @@ describe('SP-13 the spare PTY helper', () => {
   it.skipIf(process.platform !== 'linux')(
     'SP-13 the next PTY spawn runs in the helper started after the last one',
     async () => {
+      const old = new Set(spares());
       const first = spawned('true', [], { pty: true });
       await first.wait({ timeoutMs: 10_000 });
-      const spare = await theSpare();
+      const spare = await theSpare(old);
       const second = spawned('sh', ['-c', 'echo "in $PPID"'], { pty: true });
       expect(second.pid).toBe(spare);
       await second.waitForScreen(`in ${spare}`);
@@ -25,8 +26,9 @@ describe('SP-13 the spare PTY helper', () => {
   it.skipIf(process.platform !== 'linux')(
     'SP-13 a spare killed before use is not used (its exit not yet seen by Node)',
     async () => {
+      const old = new Set(spares());
       await spawned('true', [], { pty: true }).wait({ timeoutMs: 10_000 });
-      const spare = await theSpare();
+      const spare = await theSpare(old);
       process.kill(spare, 'SIGKILL');
       await vi.waitFor(() => expect(isAlive(spare)).toBe(false));
       const p = spawned('sh', ['-c', 'echo fine'], { pty: true }); // synchronously: before Node reaps it
