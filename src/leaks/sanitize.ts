@@ -359,7 +359,10 @@ export class LeakScope {
       }
       // A process object whose process is gone now needs no dispose (its close may be
       // waiting on timers a test faked and left faked): its exit event comes on a next turn.
-      const reaped = leaked.filter((t) => t.subject.pids?.().every((pid) => killed.has(pid)));
+      const reaped = leaked.filter((t) => {
+        const pids = t.subject.alive ? (t.subject.pids?.() ?? []) : [];
+        return pids.length > 0 && pids.every((pid) => killed.has(pid));
+      });
       const until = realNow() + this.#waitMs;
       while (reaped.some(leftBehind) && realNow() < until) await realDelay(1);
       await Promise.all(leaked.filter(leftBehind).map((t) => disposeQuietly(t)));
