@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { createMockBinary, type MockBinary, sanitize } from '../../src/index.js';
+import { createMockBinary, type MockBinary } from '../../src/index.js';
 import { MockExitCode } from '../../src/queue/exit-codes.js';
 import {
   checkShAgreesWithRunner,
@@ -289,25 +289,37 @@ describe('PERF-07 what the reviewers broke', () => {
     }
   });
 
-  it("PERF-07 a call SIGKILLed in its delay leaves no process holding the caller's stdout, stderr or its record", async () => {
-    // A SIGKILLed shim cannot end the sleep of its delay: it ends by itself when the delay is over.
-    sanitize.policy({ allow: [{ argv: '/bin/sleep', reason: 'the delay of a SIGKILLed call' }] });
-    await using git = createMockBinary('git', { responses: [{ stdout: 'late\n', delayMs: 1800 }] });
-    const dir = testDir();
-    const [out, err] = [join(dir, 'out'), join(dir, 'err')];
-    // The caller's stdout and stderr are files here, so whoever holds them can be seen.
-    const child = spawnTracked('sh', ['-c', 'exec "$0" >"$1" 2>"$2"', git.path, out, err]);
-    const done = completion(child);
-    await vi.waitFor(() => expect(sleepers()).not.toEqual([]), { timeout: 5000, interval: 5 });
-    child.kill('SIGKILL');
-    expect((await done).signal).toBe('SIGKILL');
-    const record = join(generationDir(git), 'calls', '1.json');
-    for (const pid of sleepers()) {
-      const held = fdsOf(pid).map((fd) => readlinkFd(pid, fd));
-      for (const file of [out, err, record])
-        expect(held, `sleep ${pid} holds ${file}`).not.toContain(file);
-    }
-  });
+  // A SIGKILLed shim cannot end the sleep of its delay: it ends by itself when the delay is over.
+  const delayOfKilledCall = {
+    meta: {
+      shimkit: {
+        leaks: { allow: [{ argv: '/bin/sleep', reason: 'the delay of a SIGKILLed call' }] },
+      },
+    },
+  };
+  it(
+    "PERF-07 a call SIGKILLed in its delay leaves no process holding the caller's stdout, stderr or its record",
+    delayOfKilledCall,
+    async () => {
+      await using git = createMockBinary('git', {
+        responses: [{ stdout: 'late\n', delayMs: 1800 }],
+      });
+      const dir = testDir();
+      const [out, err] = [join(dir, 'out'), join(dir, 'err')];
+      // The caller's stdout and stderr are files here, so whoever holds them can be seen.
+      const child = spawnTracked('sh', ['-c', 'exec "$0" >"$1" 2>"$2"', git.path, out, err]);
+      const done = completion(child);
+      await vi.waitFor(() => expect(sleepers()).not.toEqual([]), { timeout: 5000, interval: 5 });
+      child.kill('SIGKILL');
+      expect((await done).signal).toBe('SIGKILL');
+      const record = join(generationDir(git), 'calls', '1.json');
+      for (const pid of sleepers()) {
+        const held = fdsOf(pid).map((fd) => readlinkFd(pid, fd));
+        for (const file of [out, err, record])
+          expect(held, `sleep ${pid} holds ${file}`).not.toContain(file);
+      }
+    },
+  );
 
   it('PERF-07 an enqueue under way (sh/<count + 1> there, state.sh not yet rewritten): an exhausted call goes to the runner, never a stale repeat', async () => {
     await using git = createMockBinary('git', { responses: responses(1) });
