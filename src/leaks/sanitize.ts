@@ -16,7 +16,7 @@ import {
 import { realDelay, realNow, realTimeout } from '../internal/real-timers.js';
 import { createTempDir, type TempDir } from '../internal/temp-dir.js';
 import { describeFds, type FdTable, fdDiff, fdSnapshot, type OpenedFd } from './fds.js';
-import { formatReport } from './format.js';
+import { formatLeakedProcess, formatReport } from './format.js';
 import {
   AllowList,
   defaultLeakMode,
@@ -28,7 +28,7 @@ import {
 } from './policy.js';
 import { killAndReap } from './reap.js';
 import { findCookieProcesses, type LeakedProcess, type PidMark, pidMark } from './scan.js';
-import { newCookie } from './sweep.js';
+import { newCookie, sweepOrphanedCookies } from './sweep.js';
 import { type LeftEntry, leftIn, removeScopeTmp } from './tmp.js';
 import { madeAt } from './where.js';
 
@@ -640,6 +640,10 @@ export const sanitize = {
         `Expected the \`scope\` option of sanitize.begin() to be 'test' or 'file', got ${describeValue(scope)}.`,
       );
     }
+    if (!orphansSwept) {
+      orphansSwept = true;
+      void sweepOrphans();
+    }
     const made = new LeakScope(label, {
       waitMs: checkMs(options.waitMs ?? 500, 'waitMs'),
       settleMs: checkMs(options.settleMs ?? 500, 'settleMs'),
@@ -689,6 +693,27 @@ export const sanitize = {
     return formatReport(report);
   },
 };
+
+let orphansSwept = false;
+
+/**
+ * Once per process, at its first scope: what test processes that died
+ * without a check left carrying their cookies (a SIGKILLed worker) is
+ * killed, with a warning naming each (LK-01, LK-06).
+ */
+async function sweepOrphans(): Promise<void> {
+  try {
+    const swept = await sweepOrphanedCookies({ waitMs: 500 });
+    if (swept.processes.length === 0) return;
+    const lines = swept.processes.map((p) => `  ${formatLeakedProcess(p)}  (cookie ${p.cookie})`);
+    process.emitWarning(
+      `shimkit leak sanitizer: killed ${swept.processes.length === 1 ? '1 process' : `${swept.processes.length} processes`} a test process that is gone left behind (it died before its check: SIGKILL, out of memory, a runner's timeout):\n${lines.join('\n')}`,
+      { code: 'SHIMKIT_LEAKS_ORPHANS' },
+    );
+  } catch {
+    // Best effort: the tests' own scopes still judge what they start.
+  }
+}
 
 function noScope(what: string): ShimkitError {
   return new ShimkitError(

@@ -145,6 +145,65 @@ export function findCookieProcesses(
   return found.sort((a, b) => a.pid - b.pid);
 }
 
+/** A cookie's owner: `[cli-]<pid>-<start>-…`, the process that set it. */
+const OWNER = new RegExp(`(?:^|\0)${LEAK_COOKIE_VAR}=(?:cli-)?(\\d+)-(\\d+)-[^\0]*`);
+
+/** A live process carrying a cookie whose owner is gone. */
+export interface OrphanedProcess extends LeakedProcess {
+  /** The cookie it carries. */
+  cookie: string;
+}
+
+/**
+ * Every live process (not this one) carrying a cookie whose owner — the
+ * test process or `shimkit leaks` that set it, named by the cookie's pid
+ * and start time — is gone: what a test process that was SIGKILLed (an
+ * out-of-memory kill, a runner's timeout) left behind, with no scope left
+ * to find it. Reads every process's environ. Undefined without /proc.
+ */
+export function findOrphanedCookieProcesses(
+  options: { self?: number; reader?: ProcReader } = {},
+): OrphanedProcess[] | undefined {
+  const reader = options.reader ?? defaultReader;
+  const self = options.self ?? process.pid;
+  const entries = reader.list();
+  if (entries === undefined) return undefined;
+  const ownerAlive = new Map<string, boolean>();
+  const found: OrphanedProcess[] = [];
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue; // not a pid
+    const pid = Number(entry);
+    if (pid === self) continue;
+    const environ = reader.read(`/proc/${entry}/environ`);
+    if (typeof environ !== 'string') continue;
+    const match = OWNER.exec(environ);
+    if (!match) continue;
+    const [, ownerPid, ownerStart] = match;
+    const key = `${ownerPid}-${ownerStart}`;
+    let alive = ownerAlive.get(key);
+    if (alive === undefined) {
+      const owner = readStat(ownerPid as string, reader.read);
+      alive = !!owner && owner.start === Number(ownerStart) && !isDeadState(owner.state);
+      ownerAlive.set(key, alive);
+    }
+    if (alive) continue;
+    const stat = readStat(entry, reader.read);
+    if (!stat || isDeadState(stat.state)) continue;
+    const origin = ORIGIN.exec(environ)?.[1];
+    found.push({
+      pid,
+      start: stat.start,
+      argv: readArgv(pid, reader),
+      cwd: reader.readlink(`/proc/${entry}/cwd`),
+      parents: parentChain(stat.ppid, self, reader),
+      cookie: match[0].replace(/^\0/, '').slice(LEAK_COOKIE_VAR.length + 1),
+      ...(origin === undefined ? {} : { origin: Number(origin) }),
+    });
+  }
+  return found.sort((a, b) => a.pid - b.pid);
+}
+
 /** The argv of `pid` from /proc/<pid>/cmdline (NUL-separated). */
 export function readArgv(pid: number, reader: ProcReader = defaultReader): string[] {
   const text = reader.read(`/proc/${pid}/cmdline`);

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { readStat } from '../internal/proc.js';
 import { killAndReap } from './reap.js';
-import { findCookieProcesses, type LeakedProcess, type PidMark, type ProcReader } from './scan.js';
+import {
+  findCookieProcesses,
+  findOrphanedCookieProcesses,
+  type LeakedProcess,
+  type OrphanedProcess,
+  type PidMark,
+  type ProcReader,
+} from './scan.js';
 
 /**
  * Find, kill and reap every process carrying a cookie (LK-01): what
@@ -52,6 +59,22 @@ export async function sweepCookie(
     killed: [...killed].sort((a, b) => a - b),
     remaining,
   };
+}
+
+/**
+ * Kill and reap every process carrying the cookie of a test process (or
+ * `shimkit leaks`) that is gone: no scope is left to find what a SIGKILLed
+ * test worker left behind, so the next process's first scope does. Returns
+ * what it found and killed; nothing where there is no /proc.
+ */
+export async function sweepOrphanedCookies(options: {
+  waitMs: number;
+  reader?: ProcReader;
+}): Promise<{ processes: OrphanedProcess[]; killed: number[]; remaining: number[] }> {
+  const found = findOrphanedCookieProcesses({ reader: options.reader }) ?? [];
+  if (found.length === 0) return { processes: [], killed: [], remaining: [] };
+  const reaped = await killAndReap(found, { waitMs: options.waitMs });
+  return { processes: found, killed: reaped.killed, remaining: reaped.remaining };
 }
 
 let made = 0;

@@ -11,8 +11,8 @@ import {
   sanitize,
   spawnProcess,
 } from '../../src/index.js';
-import { findCookieProcesses } from '../../src/leaks/scan.js';
-import { isAlive, testDir } from '../helpers/index.js';
+import { findCookieProcesses, readArgv } from '../../src/leaks/scan.js';
+import { isAlive, runCommand, testDir } from '../helpers/index.js';
 
 const linux = process.platform === 'linux';
 
@@ -325,6 +325,47 @@ describe.runIf(linux)('leak sanitizer: processes carrying the cookie (Linux /pro
     expect(found.killedNotAwaited).toBe(true);
     expect(report.settledMs).toBeGreaterThanOrEqual(report.settleMs - 1);
     expect(report.ms).toBeLessThan(report.settleMs + 4000); // no 5 s dispose limit waited out
+  });
+
+  it("LK-01 what a test process SIGKILLed before its check left is killed by the next process's first scope, with a warning", async () => {
+    const dist = new URL('../../dist/index.js', import.meta.url).href;
+    // A: opens a scope, leaves a sleep in a session of its own, and is SIGKILLed.
+    const a = await runCommand(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `import { spawn } from 'node:child_process';
+       import { sanitize } from ${JSON.stringify(dist)};
+       sanitize.begin('a');
+       const sleep = spawn('sleep', ['610'], { stdio: 'ignore', detached: true });
+       console.log(sleep.pid);
+       process.kill(process.pid, 'SIGKILL');`,
+    ]);
+    expect(a.signal).toBe('SIGKILL');
+    const pid = Number(a.stdout.toString().trim());
+    killAtEnd(pid);
+    await vi.waitFor(() => expect(readArgv(pid)).toEqual(['sleep', '610']), {
+      timeout: 10_000,
+      interval: 10,
+    });
+    // B: its first scope finds it by A's cookie (A is gone), kills it and warns.
+    const b = await runCommand(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `import { sanitize } from ${JSON.stringify(dist)};
+       const warned = new Promise((resolve) => process.once('warning', resolve));
+       await sanitize.begin('b').check();
+       const w = await Promise.race([warned, new Promise((r) => setTimeout(r, 10000, 'no warning'))]);
+       console.log(w.code + '\\n' + w.message);`,
+    ]);
+    const out = b.stdout.toString();
+    expect(out).toMatch(/^SHIMKIT_LEAKS_ORPHANS\n/);
+    expect(out).toMatch(
+      new RegExp(
+        `^ {2}sleep 610 \\(pid ${pid}\\) ← init \\(pid 1\\): its parent is gone .*\\(cookie \\d+-\\d+-[0-9a-f]+-1\\)$`,
+        'm',
+      ),
+    );
+    expect(isAlive(pid)).toBe(false);
   });
 
   it('LK-01 nothing is reported when nothing leaked, and the scope restores process.env', async () => {
