@@ -604,10 +604,19 @@ describe('cassettes: record and replay (HT-09)', () => {
   it('HT-09 an upstream that fails while recording: refused → 502 naming it; cut mid-stream (FIN or RST) → the client sees the same cut; the entry says so and nothing is recorded', async () => {
     const dir = testDir();
     const refusedPath = join(dir, 'refused.json');
-    const port = await closedPort();
-    const refused = await server({
+    // The port just freed can be the next one handed out: to this very server, which would
+    // then record from itself. Such a pair is thrown away.
+    let port = await closedPort();
+    let refused = await server({
       cassette: { path: refusedPath, upstream: `http://127.0.0.1:${port}` },
     });
+    while (new URL(refused.url).port === String(port)) {
+      await refused.dispose();
+      port = await closedPort();
+      refused = await server({
+        cassette: { path: refusedPath, upstream: `http://127.0.0.1:${port}` },
+      });
+    }
     const out = await curl(['-i', `${refused.url}/v1/models`]);
     const text = out.stdout.toString();
     expect(text).toMatch(/^HTTP\/1\.1 502 /);
