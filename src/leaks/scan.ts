@@ -122,14 +122,31 @@ export function findCookieProcesses(
   const now = options.since && pidMark(reader);
   const fresh = options.since && now ? newSince(options.since, now) : () => true;
   const needle = `\0${LEAK_COOKIE_VAR}=${cookie}\0`;
-  const found: LeakedProcess[] = [];
+  return described(entries, { self, reader, fresh }, (environ) =>
+    `\0${environ}`.includes(needle) ? {} : undefined,
+  );
+}
+
+/**
+ * Each live process listed in `entries` (not `self`, its pid `fresh`) whose
+ * environ `pick` takes, with what `pick` returned; sorted by pid.
+ */
+function described<T extends object>(
+  entries: readonly string[],
+  options: { self: number; reader: ProcReader; fresh?: (pid: number) => boolean },
+  pick: (environ: string) => T | undefined,
+): Array<LeakedProcess & T> {
+  const { self, reader, fresh = () => true } = options;
+  const found: Array<LeakedProcess & T> = [];
   for (const entry of entries) {
     const first = entry.charCodeAt(0);
     if (first < 48 || first > 57) continue; // not a pid
     const pid = Number(entry);
     if (pid === self || !fresh(pid)) continue;
     const environ = reader.read(`/proc/${entry}/environ`);
-    if (typeof environ !== 'string' || !`\0${environ}`.includes(needle)) continue;
+    if (typeof environ !== 'string') continue;
+    const extra = pick(environ);
+    if (extra === undefined) continue;
     const stat = readStat(entry, reader.read);
     if (!stat || isDeadState(stat.state)) continue; // ended meanwhile, or ended and not yet reaped
     const origin = ORIGIN.exec(environ)?.[1];
@@ -140,6 +157,7 @@ export function findCookieProcesses(
       cwd: reader.readlink(`/proc/${entry}/cwd`),
       parents: parentChain(stat.ppid, self, reader),
       ...(origin === undefined ? {} : { origin: Number(origin) }),
+      ...extra,
     });
   }
   return found.sort((a, b) => a.pid - b.pid);
@@ -169,16 +187,9 @@ export function findOrphanedCookieProcesses(
   const entries = reader.list();
   if (entries === undefined) return undefined;
   const ownerAlive = new Map<string, boolean>();
-  const found: OrphanedProcess[] = [];
-  for (const entry of entries) {
-    const first = entry.charCodeAt(0);
-    if (first < 48 || first > 57) continue; // not a pid
-    const pid = Number(entry);
-    if (pid === self) continue;
-    const environ = reader.read(`/proc/${entry}/environ`);
-    if (typeof environ !== 'string') continue;
+  return described(entries, { self, reader }, (environ) => {
     const match = OWNER.exec(environ);
-    if (!match) continue;
+    if (!match) return undefined;
     const [, ownerPid, ownerStart] = match;
     const key = `${ownerPid}-${ownerStart}`;
     let alive = ownerAlive.get(key);
@@ -187,21 +198,10 @@ export function findOrphanedCookieProcesses(
       alive = !!owner && owner.start === Number(ownerStart) && !isDeadState(owner.state);
       ownerAlive.set(key, alive);
     }
-    if (alive) continue;
-    const stat = readStat(entry, reader.read);
-    if (!stat || isDeadState(stat.state)) continue;
-    const origin = ORIGIN.exec(environ)?.[1];
-    found.push({
-      pid,
-      start: stat.start,
-      argv: readArgv(pid, reader),
-      cwd: reader.readlink(`/proc/${entry}/cwd`),
-      parents: parentChain(stat.ppid, self, reader),
-      cookie: match[0].replace(/^\0/, '').slice(LEAK_COOKIE_VAR.length + 1),
-      ...(origin === undefined ? {} : { origin: Number(origin) }),
-    });
-  }
-  return found.sort((a, b) => a.pid - b.pid);
+    return alive
+      ? undefined
+      : { cookie: match[0].replace(/^\0/, '').slice(LEAK_COOKIE_VAR.length + 1) };
+  });
 }
 
 /** The argv of `pid` from /proc/<pid>/cmdline (NUL-separated). */
